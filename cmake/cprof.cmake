@@ -1,0 +1,60 @@
+# Helpers that give every module the same shape: a library from its .cc files, tests from *_test.cc.
+
+# cprof_module(NAME <lib> DIRS <dirs...> DEPS <libs...>)
+# Builds a static library from every .cc under the given folders except tests and benchmarks.
+function(cprof_module)
+  cmake_parse_arguments(M "" "NAME" "DIRS;DEPS" ${ARGN})
+  set(srcs)
+  foreach(dir ${M_DIRS})
+    file(GLOB_RECURSE found CONFIGURE_DEPENDS "${dir}/*.cc")
+    list(APPEND srcs ${found})
+  endforeach()
+  list(FILTER srcs EXCLUDE REGEX "_(test|benchmark)\\.cc$")
+  list(FILTER srcs EXCLUDE REGEX "/testdata/")
+  if(NOT srcs)  # a module that has only headers so far
+    add_library(${M_NAME} INTERFACE)
+    target_include_directories(${M_NAME} INTERFACE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+    target_link_libraries(${M_NAME} INTERFACE ${M_DEPS})
+    return()
+  endif()
+  add_library(${M_NAME} STATIC ${srcs})
+  target_include_directories(${M_NAME} PUBLIC ${CMAKE_SOURCE_DIR}/src ${CMAKE_BINARY_DIR}/src
+                                               ${CMAKE_SOURCE_DIR}/include)
+  target_link_libraries(${M_NAME} PUBLIC ${M_DEPS})
+endfunction()
+
+# cprof_tests(NAME <exe> DIRS <dirs...> DEPS <libs...>)
+# One test binary per module. Files named *_golden_test.cc get the ctest label `golden`,
+# *_slow_test.cc `slow`, the rest `unit`.
+function(cprof_tests)
+  if(NOT CPROF_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(M "" "NAME" "DIRS;DEPS" ${ARGN})
+  set(all)
+  foreach(dir ${M_DIRS})
+    file(GLOB_RECURSE found CONFIGURE_DEPENDS "${dir}/*_test.cc")
+    list(APPEND all ${found})
+  endforeach()
+  if(NOT all)
+    return()
+  endif()
+  foreach(label unit golden slow)
+    set(files ${all})
+    if(label STREQUAL "unit")
+      list(FILTER files EXCLUDE REGEX "_(golden|slow)_test\\.cc$")
+    else()
+      list(FILTER files INCLUDE REGEX "_${label}_test\\.cc$")
+    endif()
+    if(files)
+      set(exe ${M_NAME}_${label})
+      add_executable(${exe} ${files})
+      target_link_libraries(${exe} PRIVATE ${M_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
+      target_compile_definitions(${exe} PRIVATE
+        CPROF_FIXTURES_DIR="${CPROF_FIXTURES_DIR}"
+        CPROF_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+        CPROF_BINARY_DIR="${CMAKE_BINARY_DIR}")
+      gtest_discover_tests(${exe} PROPERTIES LABELS ${label} DISCOVERY_TIMEOUT 60)
+    endif()
+  endforeach()
+endfunction()

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian package cann-profiler needs to build, test and run its demo. Safe to run twice.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build ccache pkg-config time
+  clang-format clang-tidy
+  # libraries (DESIGN.md, "Chosen dependencies")
+  libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
+  zlib1g-dev libzstd-dev libprotobuf-dev protobuf-compiler libsqlite3-dev sqlite3
+  libboost-dev libeigen3-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # real PyTorch workloads (Debian's interpreter: /usr/bin/python3)
+  python3 python3-torch python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "setup: installed ${missing[*]}"

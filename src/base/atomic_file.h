@@ -1,0 +1,41 @@
+// Writes an output file atomically: bytes go to a temporary file beside the target, which is
+// renamed over it on Commit(). A crash or an error before Commit() leaves no partial output.
+//
+//   AtomicFile out("report.html");
+//   RETURN_IF_ERROR(out.Open());
+//   RETURN_IF_ERROR(out.Write(html));
+//   RETURN_IF_ERROR(out.Commit());
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace cprof {
+
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path) : path_(std::move(path)) {}
+  ~AtomicFile();  // removes the temporary file unless committed
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  Status Open();
+  Status Write(std::string_view bytes);
+  Status Commit();  // flush, fsync, rename over the target
+  const std::string& path() const { return path_; }
+  FILE* stream() { return file_; }
+
+ private:
+  std::string path_;
+  std::string tmp_path_;
+  FILE* file_ = nullptr;
+  bool committed_ = false;
+};
+
+// Convenience: atomically replaces `path` with `bytes`.
+Status WriteFileAtomically(const std::string& path, std::string_view bytes);
+
+}  // namespace cprof

@@ -1,0 +1,47 @@
+// Tests of exact decimal time parsing and duration flags.
+#include "base/time_units.h"
+
+#include <gtest/gtest.h>
+
+#include "base/string_pool.h"
+
+namespace cprof {
+namespace {
+
+TEST(TimeUnitsTest, ParsesDecimalMicrosExactly) {
+  EXPECT_EQ(ParseDecimalMicrosToNs("1736408883688177.930"), 1736408883688177930);
+  EXPECT_EQ(ParseDecimalMicrosToNs("12"), 12000);
+  EXPECT_EQ(ParseDecimalMicrosToNs("0.0015"), 2);   // half rounds away from zero
+  EXPECT_EQ(ParseDecimalMicrosToNs("-3.25"), -3250);
+  EXPECT_EQ(ParseDecimalMicrosToNs("1.2344"), 1234);
+  EXPECT_FALSE(ParseDecimalMicrosToNs("1e3").has_value());
+  EXPECT_FALSE(ParseDecimalMicrosToNs("").has_value());
+  EXPECT_FALSE(ParseDecimalMicrosToNs("99999999999999999999").has_value());
+}
+
+TEST(TimeUnitsTest, DurationsNeedAUnit) {
+  EXPECT_EQ(*ParseDuration("300s"), 300 * kNsPerS);
+  EXPECT_EQ(*ParseDuration("200ms"), 200 * kNsPerMs);
+  EXPECT_EQ(*ParseDuration("1.5us"), 1500);
+  EXPECT_EQ(*ParseDuration("2m"), 120 * kNsPerS);
+  EXPECT_FALSE(ParseDuration("300").ok());
+  EXPECT_EQ(ParseDuration("abc").status().code(), StatusCode::kInvalidInput);
+  auto r = ParseTimeRange("1s:2s");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r->start, kNsPerS);
+  EXPECT_FALSE(ParseTimeRange("2s:1s").ok());
+}
+
+TEST(StringPoolTest, InternsOnceAndSurvivesGrowth) {
+  StringPool pool;
+  EXPECT_EQ(pool.Intern(""), kEmptyString);
+  StringId a = pool.Intern("aten::mm");
+  for (int i = 0; i < 5000; ++i) pool.Intern("name" + std::to_string(i));
+  EXPECT_EQ(pool.Intern("aten::mm"), a);
+  EXPECT_EQ(pool.Get(a), "aten::mm");
+  EXPECT_EQ(pool.Get(*pool.Find("name4999")), "name4999");
+  EXPECT_FALSE(pool.Find("absent").has_value());
+}
+
+}  // namespace
+}  // namespace cprof

@@ -1,0 +1,31 @@
+// The one interface every importer implements. A reader turns one input (a file or a folder)
+// into rows through a TraceBuilder; it never touches the Trace's tables directly.
+//
+// Errors: a Status of kInvalidInput whose message names the file, the byte offset or event
+// index, and the reason. Recoverable oddities are counted in import stats instead.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "model/trace_builder.h"
+
+namespace cprof {
+
+struct ImportOptions {
+  int threads = 0;              // parse threads; 0 = all cores
+  uint64_t max_memory_bytes = 0;  // 0 = no limit (the hardening issue sets a default)
+};
+
+class TraceReader {
+ public:
+  virtual ~TraceReader() = default;
+  // Short name of the format family, e.g. "json", "perfetto_pb".
+  virtual std::string_view name() const = 0;
+  // Reads `path` into `builder`; the caller finalizes.
+  virtual Status Read(const std::string& path, const ImportOptions& options, TraceBuilder* builder) = 0;
+};
+
+}  // namespace cprof
