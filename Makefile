@@ -1,0 +1,46 @@
+# cann-profiler: the two commands (make demo, make test) and the developer targets.
+# Each of demo/test runs setup, configure and build first, so a fresh Debian 12 clone needs nothing else.
+
+BUILD_DIR ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc)
+OUT ?= out
+PYTHON ?= /usr/bin/python3
+CMAKE_FLAGS ?=
+CTEST_LABELS ?= unit|golden|browser|slow
+
+.PHONY: all setup configure build demo test bench format lint clean test-sanitize
+
+all: build
+
+setup:
+	scripts/setup.sh
+
+configure: setup
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS)
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The main job on a bundled workload: a real PyTorch CPU training run, profiled, then summarized.
+demo: build
+	scripts/demo.sh $(BUILD_DIR) $(OUT)
+
+# Every test that needs no GPU (ctest labels unit, golden, browser, slow; not gpu).
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L '$(CTEST_LABELS)' -LE gpu
+
+test-sanitize:
+	$(MAKE) test BUILD_DIR=build-sanitize CMAKE_FLAGS="-DCPROF_SANITIZE=ON -DCPROF_BUILD_BENCH=OFF"
+
+bench: build
+	bench/run_benchmarks.sh $(BUILD_DIR)
+
+format:
+	git ls-files '*.cc' '*.h' | xargs clang-format -i
+
+lint: configure
+	git ls-files 'src/*.cc' | xargs clang-tidy -p $(BUILD_DIR) --quiet
+
+clean:
+	rm -rf $(BUILD_DIR) $(OUT)
