@@ -9,11 +9,13 @@ packages=(
   # libraries (DESIGN.md, "Chosen dependencies")
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
   zlib1g-dev libzstd-dev libprotobuf-dev protobuf-compiler libsqlite3-dev sqlite3
-  libboost-dev libeigen3-dev
+  libboost-dev libeigen3-dev libpq-dev postgresql libdw-dev libelf-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # real PyTorch workloads (Debian's interpreter: /usr/bin/python3)
   python3 python3-torch python3-numpy
+  # reference implementations our tests and benchmarks compare against
+  python3-scipy python3-optuna python3-pandas
 )
 
 missing=()
