@@ -33,7 +33,8 @@ std::string_view SeverityName(Severity s);
   X(timestamp_out_of_range, kDataLoss, "timestamps that overflow int64 ns; event skipped")      \
   X(pb_unknown_packet, kInfo, "protobuf packets the reader does not use")                       \
   X(pb_unknown_track, kDataLoss, "protobuf events on a track that was never described")        \
-  X(pb_unmatched_end, kDataLoss, "protobuf SLICE_END with no open SLICE_BEGIN on its track")
+  X(pb_unmatched_end, kDataLoss, "protobuf SLICE_END with no open SLICE_BEGIN on its track")  \
+  X(pb_invalid_iid, kDataLoss, "protobuf events using an interned id their sequence never defined")
 
 enum class ImportStat : uint16_t {
 #define CPROF_STAT_ENUM(name, sev, desc) name,

@@ -150,6 +150,7 @@ Status TraceBuilder::Finalize() {
   sort_by_ts(trace_->memory_events);
   sort_by_ts(trace_->samples);
   ComputeTimeSpan();
+  if (final_stats_) trace_->stats = *final_stats_;
   return Status::Ok();
 }
 

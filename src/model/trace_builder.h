@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -72,6 +73,11 @@ class TraceBuilder {
     SetMetadata(key, Value::String(Intern(v)));
   }
 
+  // Makes Finalize() end with exactly `stats` instead of adding its own counts (improper
+  // nesting, ...). For readers of a saved model (our .pb) whose stats already include
+  // everything Finalize would count again.
+  void SetFinalStats(const ImportStats& stats) { final_stats_ = stats; }
+
   // Closes open B slices, sorts, computes depth/parent, binds flow endpoints, derives the
   // per-track ranges and the trace's time span. Problems are counted in import stats.
   Status Finalize();
@@ -92,6 +98,7 @@ class TraceBuilder {
   std::unordered_map<uint32_t, std::vector<uint32_t>> open_begins_;  // track -> open slice rows
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> stack_ids_;
   std::vector<FlowEndpoint> flow_endpoints_;
+  std::optional<ImportStats> final_stats_;
 };
 
 }  // namespace cprof
