@@ -1,7 +1,10 @@
 // The importer registry and the import entry point.
 #include "import/import_trace.h"
 
+#include "import/ascend/ascend_pt_reader.h"
 #include "import/json/json_trace_reader.h"
+#include "import/msprof/msprof_reader.h"
+#include "import/nsys/nsys_sqlite_reader.h"
 #include "import/perfetto/perfetto_trace_reader.h"
 
 namespace cprof {
@@ -10,6 +13,9 @@ std::unique_ptr<TraceReader> CreateTraceReader(TraceFormat format) {
   switch (format) {
     case TraceFormat::kJson: return NewJsonTraceReader();
     case TraceFormat::kPerfettoPb: return NewPerfettoTraceReader();
+    case TraceFormat::kNsysSqlite: return NewNsysSqliteReader();
+    case TraceFormat::kAscendPt: return NewAscendPtReader();
+    case TraceFormat::kMsprof: return NewMsprofReader();
   }
   return nullptr;
 }

@@ -7,6 +7,10 @@
 #include <filesystem>
 
 #include "base/byte_source.h"
+#include "import/ascend/ascend_layout.h"
+#include "import/msprof/msprof_layout.h"
+#include "import/nsys/nsys_sqlite_reader.h"
+#include "import/sqlite/sqlite_db.h"
 
 namespace cprof {
 
@@ -14,14 +18,14 @@ std::string_view TraceFormatName(TraceFormat f) {
   switch (f) {
     case TraceFormat::kJson: return "json";
     case TraceFormat::kPerfettoPb: return "perfetto_pb";
+    case TraceFormat::kNsysSqlite: return "nsys_sqlite";
+    case TraceFormat::kAscendPt: return "ascend_pt";
+    case TraceFormat::kMsprof: return "msprof";
   }
   return "?";
 }
 
-namespace {
-
-// Resolves a torch_npu *_ascend_pt folder (or its ASCEND_PROFILER_OUTPUT) to its trace_view.json.
-std::string ResolveFolder(const std::string& path) {
+std::string ResolveTorchNpuFolder(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   for (const char* rel : {"trace_view.json", "ASCEND_PROFILER_OUTPUT/trace_view.json"}) {
@@ -31,17 +35,27 @@ std::string ResolveFolder(const std::string& path) {
   return {};
 }
 
-}  // namespace
-
 StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) return NotFound("{}: no such file or directory", path);
   if (S_ISDIR(st.st_mode)) {
-    if (!ResolveFolder(path).empty()) return TraceFormat::kJson;
+    if (FindAscendPtLayout(path)) return TraceFormat::kAscendPt;
+    if (IsMsprofFolder(path)) return TraceFormat::kMsprof;
+    if (!ResolveTorchNpuFolder(path).empty()) return TraceFormat::kJson;
+    if (auto ranks = FindProfilerResults(path); ranks.size() > 1) {
+      return InvalidInput("{}: a folder of {} profiler results (one per rank); analyze them together with "
+                          "`cann-profiler cluster {}`, or name one of them", path, ranks.size(), path);
+    }
     return InvalidInput("{}: a directory that no importer recognizes (expected a torch_npu "
                         "*_ascend_pt folder with trace_view.json)", path);
   }
   if (st.st_size == 0) return InvalidInput("{}: empty file", path);
+  if (IsSqliteFile(path)) {
+    if (IsNsysDatabase(path)) return TraceFormat::kNsysSqlite;
+    if (IsAscendDatabase(path)) return TraceFormat::kAscendPt;
+    return InvalidInput("{}: an SQLite database that is neither an Nsight Systems export nor a torch_npu "
+                        "export", path);
+  }
   ASSIGN_OR_RETURN(auto src, OpenByteSource(path));
   char head[512];
   ASSIGN_OR_RETURN(size_t n, src->Read(head, sizeof(head)));

@@ -17,6 +17,9 @@ namespace cprof {
 struct ImportOptions {
   int threads = 0;              // parse threads; 0 = all cores
   uint64_t max_memory_bytes = 0;  // 0 = no limit (the hardening issue sets a default)
+  // Profiler folders (torch_npu, msprof): read only the summary tables (step_trace_time.csv,
+  // communication*.json, profiler_info) and skip the full trace; what `cluster` needs by default.
+  bool summary_tables_only = false;
 };
 
 class TraceReader {

@@ -19,6 +19,7 @@ std::string_view SeverityName(Severity s);
   X(json_missing_field, kDataLoss, "events lacking a field their phase needs (ts, ph, ...)")    \
   X(json_bad_field_type, kDataLoss, "events with a field of the wrong JSON type; skipped")      \
   X(json_ignored_phase, kInfo, "events of phases kept out of the model (O/N/D objects, ...)")   \
+  X(json_unterminated_array, kInfo, "JSON array traces ending without ']' (allowed for crashed writers)") \
   X(unmatched_end, kDataLoss, "'E' events with no open 'B' on their thread; dropped")          \
   X(unclosed_begin, kInfo, "'B' events still open at the end; kept with dur -1")               \
   X(negative_duration, kDataLoss, "slices with a negative duration; dropped")                   \
@@ -34,7 +35,23 @@ std::string_view SeverityName(Severity s);
   X(pb_unknown_packet, kInfo, "protobuf packets the reader does not use")                       \
   X(pb_unknown_track, kDataLoss, "protobuf events on a track that was never described")        \
   X(pb_unmatched_end, kDataLoss, "protobuf SLICE_END with no open SLICE_BEGIN on its track")  \
-  X(pb_invalid_iid, kDataLoss, "protobuf events using an interned id their sequence never defined")
+  X(pb_invalid_iid, kDataLoss, "protobuf events using an interned id their sequence never defined") \
+  X(nsys_unknown_string, kDataLoss, "nsys events whose name id is not in StringIds; named '?'")  \
+  X(nsys_missing_end, kDataLoss, "nsys events with no end timestamp; dropped")                   \
+  X(nsys_unmatched_correlation, kInfo, "nsys GPU activities whose correlationId matches no API call") \
+  X(profiler_file_missing, kInfo, "expected files absent from a profiler folder (metadata missing_files)") \
+  X(profiler_file_unreadable, kError, "profiler files that could not be read (metadata import_problems)") \
+  X(csv_bad_row, kDataLoss, "CSV rows with an unparsable cell; skipped (metadata import_problems)") \
+  X(ascend_kernel_unmatched, kInfo, "kernel_details.csv rows with no device task at their start and stream; added as slices") \
+  X(ascend_comm_op_unmatched, kInfo, "communication.json ops with no HCCL slice of that name and start; added as slices") \
+  X(ascend_step_trace_mismatch, kError, "step_trace_time.csv values that differ from the steps recomputed from the trace") \
+  X(ascend_op_statistic_mismatch, kError, "op_statistic.csv op types whose count or total differs from the imported kernels")  \
+  X(collect_perf_unavailable, kDataLoss, "CPU sampling could not start (perf_event_open refused: perf_event_paranoid, seccomp); no CPU samples") \
+  X(collect_hw_counters_unavailable, kInfo, "hardware counters (cycles, instructions, cache misses) the PMU refused; not recorded") \
+  X(collect_samples_lost, kDataLoss, "CPU samples the kernel dropped because the sampling ring buffer was full") \
+  X(collect_unsymbolized_frames, kInfo, "sampled frames with no symbol (stripped binaries, JIT code); named module+offset") \
+  X(collect_dwarf_unwind_failed, kInfo, "samples whose DWARF unwinding of the copied user stack stopped before the stack's root") \
+  X(collect_runtime_malformed, kDataLoss, "malformed blocks in an in-process record file; the rest of that file skipped")
 
 enum class ImportStat : uint16_t {
 #define CPROF_STAT_ENUM(name, sev, desc) name,

@@ -31,6 +31,10 @@ struct FlowEndpoint {
   uint64_t key = 0;              // flow id, already combined with its scope (e.g. category)
   Phase phase = Phase::kStart;
   bool bind_enclosing = true;    // true: the slice enclosing ts; false: the next slice to begin
+  // kEnd only. false: the flow stays open after this end, so later ends with the same key fan out
+  // from the same source (Chrome v1 'f', one launch -> several kernels); it then counts as
+  // unmatched only if no end ever arrives.
+  bool close_flow = true;
   FlowKind kind = FlowKind::kOther;
   StringId name_id = kEmptyString;
 };
@@ -53,6 +57,11 @@ class TraceBuilder {
   TrackId ChildTrack(TrackId parent, TrackKind kind, StringId name);
   // A track with no lookup key (readers of our own .pb use this).
   TrackId AddTrack(const TrackTable::Row& row);
+  // Registers an AddTrack() track under the key its row implies (process: pid; thread: pid,
+  // tid; device; stream: kind, device, stream; other kinds: parent, kind, name), so the lookups
+  // above return it. For readers that learn a track's kind only after its events (torch_npu
+  // rows are typed by a process_name that may come last). No-op if the key is already taken.
+  void AdoptTrack(TrackId track);
   TrackTable& tracks() { return trace_->tracks; }
 
   SliceId AddSlice(const SliceTable::Row& row);
@@ -60,8 +69,21 @@ class TraceBuilder {
   void BeginSlice(const SliceTable::Row& row);
   SliceId EndSlice(TrackId track, int64_t ts_ns);
 
+  // Points a slice at another arg set: readers that merge a second source into slices an earlier
+  // reader made (torch_npu kernel_details.csv columns onto device tasks) build the merged set
+  // with args() and swap it in. Before Finalize() only.
+  void SetSliceArgs(SliceId slice, ArgSetId args) { trace_->slices.arg_set_id[Index(slice)] = args; }
+
   void AddFlow(SliceId out, SliceId in, FlowKind kind, StringId name = kEmptyString);
   void AddFlowEndpoint(const FlowEndpoint& e) { flow_endpoints_.push_back(e); }
+  // Many endpoints at once (a reader that collected them all), without copying them one by one.
+  void AddFlowEndpoints(std::vector<FlowEndpoint> eps) {
+    if (flow_endpoints_.empty()) {
+      flow_endpoints_.swap(eps);
+    } else {
+      flow_endpoints_.insert(flow_endpoints_.end(), eps.begin(), eps.end());
+    }
+  }
 
   void AddCounter(TrackId track, int64_t ts_ns, double value);
   void AddMemoryEvent(const MemoryEventTable::Row& row);
