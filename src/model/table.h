@@ -9,6 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace cprof {
@@ -24,7 +27,7 @@ struct ColumnInfo {
 #define CPROF_TABLE_ROW_FIELD(type, name, def, doc) type name = def;
 #define CPROF_TABLE_PUSH(type, name, def, doc) name.push_back(row.name);
 #define CPROF_TABLE_RESERVE(type, name, def, doc) name.reserve(n);
-#define CPROF_TABLE_PERMUTE(type, name, def, doc) ::cprof::internal::ApplyPermutation(name, order);
+#define CPROF_TABLE_PERMUTE(type, name, def, doc) ::cprof::internal::ApplyPermutation(name, order, scratch);
 #define CPROF_TABLE_INFO(type, name, def, doc) ::cprof::ColumnInfo{#name, doc},
 #define CPROF_TABLE_GET(type, name, def, doc) r.name = name[i];
 
@@ -46,7 +49,10 @@ struct ColumnInfo {
     }                                                                                 \
     void Reserve(size_t n) { COLUMNS(CPROF_TABLE_RESERVE) }                           \
     /* Reorders rows so that new row i is old row order[i]. */                        \
-    void Permute(const std::vector<uint32_t>& order) { COLUMNS(CPROF_TABLE_PERMUTE) } \
+    void Permute(const std::vector<uint32_t>& order) {                                \
+      ::cprof::internal::PermuteScratch scratch;                                      \
+      COLUMNS(CPROF_TABLE_PERMUTE)                                                    \
+    }                                                                                 \
     static constexpr ::cprof::ColumnInfo kColumns[] = {COLUMNS(CPROF_TABLE_INFO)};    \
                                                                                       \
    private:                                                                           \
@@ -55,12 +61,31 @@ struct ColumnInfo {
 
 namespace cprof::internal {
 
+// One buffer shared by the columns of a Permute(): gathering into it and copying back touches no
+// fresh memory per column (page faults dominate a permutation of a large table otherwise).
+struct PermuteScratch {
+  std::unique_ptr<std::byte[]> data;
+  size_t bytes = 0;
+};
+
+template <typename T>
+void ApplyPermutation(std::vector<T>& column, const std::vector<uint32_t>& order, PermuteScratch& scratch) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  const size_t bytes = order.size() * sizeof(T);
+  if (scratch.bytes < bytes) {
+    scratch.data.reset(new std::byte[bytes]);
+    scratch.bytes = bytes;
+  }
+  T* out = reinterpret_cast<T*>(scratch.data.get());
+  for (size_t i = 0; i < order.size(); ++i) out[i] = column[order[i]];
+  column.resize(order.size());
+  if (bytes) std::memcpy(column.data(), out, bytes);
+}
+
 template <typename T>
 void ApplyPermutation(std::vector<T>& column, const std::vector<uint32_t>& order) {
-  std::vector<T> out;
-  out.reserve(order.size());
-  for (uint32_t i : order) out.push_back(column[i]);
-  column.swap(out);
+  PermuteScratch scratch;
+  ApplyPermutation(column, order, scratch);
 }
 
 }  // namespace cprof::internal

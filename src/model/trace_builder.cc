@@ -13,6 +13,23 @@ TraceBuilder::TraceBuilder(Trace* trace) : trace_(trace) {}
 
 TrackId TraceBuilder::AddTrack(const TrackTable::Row& row) { return TrackId{trace_->tracks.Append(row)}; }
 
+void TraceBuilder::AdoptTrack(TrackId track) {
+  const TrackTable& t = trace_->tracks;
+  const uint32_t i = Index(track);
+  switch (t.kind[i]) {
+    case TrackKind::kProcess: processes_.try_emplace(t.pid[i], track); break;
+    case TrackKind::kThread: threads_.try_emplace({t.pid[i], t.tid[i]}, track); break;
+    case TrackKind::kDevice: devices_.try_emplace(t.device[i], track); break;
+    case TrackKind::kGpuStream:
+    case TrackKind::kNpuStream:
+      streams_.try_emplace({static_cast<int>(t.kind[i]), t.device[i], t.stream[i]}, track);
+      break;
+    default:
+      children_.try_emplace({Index(t.parent_id[i]), static_cast<int>(t.kind[i]), Index(t.name_id[i])}, track);
+      break;
+  }
+}
+
 TrackId TraceBuilder::ProcessTrack(int64_t pid) {
   auto [it, inserted] = processes_.try_emplace(pid, kNoTrack);
   if (inserted) it->second = AddTrack({.kind = TrackKind::kProcess, .pid = pid});
@@ -157,31 +174,38 @@ Status TraceBuilder::Finalize() {
 void TraceBuilder::SortSlicesAndRemap() {
   SliceTable& s = trace_->slices;
   const size_t n = s.size();
+  const size_t tracks = trace_->tracks.size();
+  // A stable counting sort by track gives each track's run in file order; a run is then sorted
+  // by (ts, longer first) only if it is not already, which writers mostly ensure.
+  std::vector<uint32_t>& begin = trace_->track_slice_begin;
+  begin.assign(tracks + 1, 0);
+  for (size_t i = 0; i < n; ++i) begin[Index(s.track_id[i]) + 1]++;
+  for (size_t t = 0; t < tracks; ++t) begin[t + 1] += begin[t];
   std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  bool sorted = true;
+  {
+    std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
+    for (uint32_t i = 0; i < n; ++i) order[next[Index(s.track_id[i])]++] = i;
+  }
   auto less = [&](uint32_t a, uint32_t b) {
-    if (s.track_id[a] != s.track_id[b]) return s.track_id[a] < s.track_id[b];
     if (s.ts_ns[a] != s.ts_ns[b]) return s.ts_ns[a] < s.ts_ns[b];
     if (s.dur_ns[a] != s.dur_ns[b]) return s.dur_ns[a] > s.dur_ns[b];  // parents before children
-    return a < b;
+    return a < b;                                                     // ties keep file order
   };
-  for (size_t i = 1; i < n && sorted; ++i) sorted = less(order[i - 1], order[i]);
-  if (!sorted) {
-    std::sort(order.begin(), order.end(), less);
-    s.Permute(order);
-    std::vector<uint32_t> new_of_old(n);
-    for (uint32_t i = 0; i < n; ++i) new_of_old[order[i]] = i;
-    FlowTable& f = trace_->flows;
-    for (size_t i = 0; i < f.size(); ++i) {
-      f.out_slice_id[i] = SliceId{new_of_old[Index(f.out_slice_id[i])]};
-      f.in_slice_id[i] = SliceId{new_of_old[Index(f.in_slice_id[i])]};
-    }
+  for (size_t t = 0; t < tracks; ++t) {
+    auto first = order.begin() + begin[t], last = order.begin() + begin[t + 1];
+    if (!std::is_sorted(first, last, less)) std::sort(first, last, less);
   }
-  const size_t tracks = trace_->tracks.size();
-  trace_->track_slice_begin.assign(tracks + 1, 0);
-  for (size_t i = 0; i < n; ++i) trace_->track_slice_begin[Index(s.track_id[i]) + 1]++;
-  for (size_t t = 0; t < tracks; ++t) trace_->track_slice_begin[t + 1] += trace_->track_slice_begin[t];
+  bool identity = true;
+  for (uint32_t i = 0; i < n && identity; ++i) identity = order[i] == i;
+  if (identity) return;
+  s.Permute(order);
+  std::vector<uint32_t> new_of_old(n);
+  for (uint32_t i = 0; i < n; ++i) new_of_old[order[i]] = i;
+  FlowTable& f = trace_->flows;
+  for (size_t i = 0; i < f.size(); ++i) {
+    f.out_slice_id[i] = SliceId{new_of_old[Index(f.out_slice_id[i])]};
+    f.in_slice_id[i] = SliceId{new_of_old[Index(f.in_slice_id[i])]};
+  }
 }
 
 void TraceBuilder::ComputeDepthAndParent() {
@@ -236,32 +260,63 @@ SliceId TraceBuilder::FindBindingSlice(const FlowEndpoint& e) const {
 void TraceBuilder::BindFlowEndpoints() {
   auto& eps = flow_endpoints_;
   if (eps.empty()) return;
-  std::vector<uint32_t> order(eps.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (eps[a].key != eps[b].key) return eps[a].key < eps[b].key;
-    if (eps[a].ts_ns != eps[b].ts_ns) return eps[a].ts_ns < eps[b].ts_ns;
-    return eps[a].phase < eps[b].phase;
+  const uint32_t n = static_cast<uint32_t>(eps.size());
+  // Bind each endpoint to its slice first, visiting them by (track, ts): the binary searches then
+  // walk each track's slices forward instead of jumping around a large trace.
+  std::vector<SliceId> bound(n);
+  {
+    struct ByPlace {
+      uint32_t track;
+      uint32_t idx;
+      int64_t ts;
+    };
+    std::vector<ByPlace> place(n);
+    for (uint32_t i = 0; i < n; ++i) place[i] = {Index(eps[i].track), i, eps[i].ts_ns};
+    std::sort(place.begin(), place.end(), [](const ByPlace& a, const ByPlace& b) {
+      return a.track != b.track ? a.track < b.track : a.ts != b.ts ? a.ts < b.ts : a.idx < b.idx;
+    });
+    for (const ByPlace& p : place) bound[p.idx] = FindBindingSlice(eps[p.idx]);
+  }
+  // Then chain the endpoints of each flow id in time order (start before step before end at
+  // equal ts; file order last).
+  struct ByKey {
+    uint64_t key;
+    int64_t ts;
+    uint32_t phase;
+    uint32_t idx;
+  };
+  std::vector<ByKey> chain(n);
+  for (uint32_t i = 0; i < n; ++i) chain[i] = {eps[i].key, eps[i].ts_ns, static_cast<uint32_t>(eps[i].phase), i};
+  std::sort(chain.begin(), chain.end(), [](const ByKey& a, const ByKey& b) {
+    if (a.key != b.key) return a.key < b.key;
+    if (a.ts != b.ts) return a.ts < b.ts;
+    return a.phase != b.phase ? a.phase < b.phase : a.idx < b.idx;
   });
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = chain[i].idx;
+  chain.clear();
+  chain.shrink_to_fit();
   SliceId prev = kNoSlice;
   bool open = false;
+  bool ended = false;  // an end with close_flow == false was seen; the flow fans out
   uint64_t open_key = 0;
   for (uint32_t idx : order) {
     const FlowEndpoint& e = eps[idx];
     if (open && e.key != open_key) {
-      stats().Add(ImportStat::flow_unmatched);  // previous chain never ended
+      if (!ended) stats().Add(ImportStat::flow_unmatched);  // previous chain never ended
       open = false;
     }
-    SliceId slice = FindBindingSlice(e);
+    const SliceId slice = bound[idx];
     if (slice == kNoSlice) {
       stats().Add(ImportStat::flow_unbound);
-      if (e.phase == FlowEndpoint::Phase::kEnd) open = false;
+      if (e.phase == FlowEndpoint::Phase::kEnd && e.close_flow) open = false;
       continue;
     }
     switch (e.phase) {
       case FlowEndpoint::Phase::kStart:
-        if (open) stats().Add(ImportStat::flow_duplicate_id);
+        if (open && !ended) stats().Add(ImportStat::flow_duplicate_id);
         open = true;
+        ended = false;
         open_key = e.key;
         prev = slice;
         break;
@@ -272,12 +327,17 @@ void TraceBuilder::BindFlowEndpoints() {
           break;
         }
         trace_->flows.Append({.out_slice_id = prev, .in_slice_id = slice, .kind = e.kind, .name_id = e.name_id});
-        prev = slice;
-        if (e.phase == FlowEndpoint::Phase::kEnd) open = false;
+        if (e.phase == FlowEndpoint::Phase::kStep) {
+          prev = slice;
+        } else if (e.close_flow) {
+          open = false;
+        } else {
+          ended = true;
+        }
         break;
     }
   }
-  if (open) stats().Add(ImportStat::flow_unmatched);
+  if (open && !ended) stats().Add(ImportStat::flow_unmatched);
   eps.clear();
   eps.shrink_to_fit();
 }

@@ -1,0 +1,465 @@
+// simdjson On-Demand reading of one trace event: the only translation unit that sees simdjson's
+// On-Demand API (top_level_value.cc uses its DOM API for the few top-level members).
+#include "import/json/json_event_parser.h"
+
+#include <charconv>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "base/time_units.h"
+#include "import/json/buffer_pool.h"
+
+namespace cprof::json {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// Key equality on the raw (still quoted) key text: the key is exactly `lit`.
+template <size_t N>
+inline bool KeyIs(const char* raw, const char (&lit)[N]) {
+  return std::memcmp(raw, lit, N - 1) == 0 && raw[N - 1] == '"';
+}
+
+inline std::string_view Trim(std::string_view t) {
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) {
+    t.remove_suffix(1);
+  }
+  return t;
+}
+
+inline bool LooksFloat(std::string_view t) {
+  for (char c : t) {
+    if (c == '.' || c == 'e' || c == 'E') return true;
+  }
+  return false;
+}
+
+// Plain non-negative decimal microseconds that fit int64 ns, in int64 arithmetic: the same result
+// as ParseDecimalMicrosToNs (half away from zero on the fourth fractional digit), faster; false
+// sends anything else to it.
+inline bool FastMicrosToNs(std::string_view t, int64_t* ns) {
+  const size_t n = t.size();
+  size_t i = 0;
+  uint64_t whole = 0;
+  while (i < n && t[i] >= '0' && t[i] <= '9') whole = whole * 10 + static_cast<uint64_t>(t[i++] - '0');
+  if (i == 0 || i > 16 || whole > 9223372036854774ull) return false;
+  uint64_t frac = 0;
+  int kept = 0;
+  bool round_up = false;
+  if (i < n && t[i] == '.') {
+    const size_t first = ++i;
+    for (; i < n && t[i] >= '0' && t[i] <= '9'; ++i) {
+      if (kept < 3) {
+        frac = frac * 10 + static_cast<uint64_t>(t[i] - '0');
+        ++kept;
+      } else if (i == first + 3) {
+        round_up = t[i] >= '5';
+      }
+    }
+    if (i == first) return false;
+  }
+  if (i != n) return false;
+  for (; kept < 3; ++kept) frac *= 10;
+  *ns = static_cast<int64_t>(whole * 1000 + frac + (round_up ? 1 : 0));
+  return true;
+}
+
+inline bool IsIntegerText(std::string_view t) {
+  size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
+  if (i == t.size()) return false;
+  for (; i < t.size(); ++i) {
+    if (t[i] < '0' || t[i] > '9') return false;
+  }
+  return true;
+}
+
+struct Reader {
+  ParsedBatch* out;
+  JsonEvent* ev;
+  simdjson::error_code error = simdjson::SUCCESS;
+
+  void Skip(ImportStat why) {
+    if (!ev->skip) {
+      ev->skip = true;
+      ev->skip_reason = why;
+    }
+  }
+
+  // The text of a string value: a view into the chunk when it has no escapes, else unescaped
+  // into the batch arena. False (and `error` set) on a malformed string.
+  bool StringValue(od::value& v, std::string_view token, std::string_view* s) {
+    token = Trim(token);
+    if (token.size() < 2 || token.back() != '"') {
+      error = simdjson::STRING_ERROR;
+      return false;
+    }
+    std::string_view body = token.substr(1, token.size() - 2);
+    if (std::memchr(body.data(), '\\', body.size()) == nullptr) {
+      *s = body;
+      return true;
+    }
+    std::string_view unescaped;
+    if ((error = v.get_string().get(unescaped))) return false;
+    *s = out->arena.Copy(unescaped);
+    return true;
+  }
+
+  // A timestamp or duration in microseconds, as a number or a decimal string, to exact ns.
+  bool Micros(od::value& v, int64_t* ns) {
+    std::string_view token = Trim(v.raw_json_token());
+    if (token.empty()) return Fail(ImportStat::json_bad_field_type);
+    std::string_view text = token;
+    if (token[0] == '"') {
+      if (!StringValue(v, token, &text)) return false;
+    } else if (token[0] != '-' && (token[0] < '0' || token[0] > '9')) {
+      return Fail(ImportStat::json_bad_field_type);
+    }
+    if (FastMicrosToNs(text, ns)) return true;
+    if (auto parsed = ParseDecimalMicrosToNs(text)) {
+      *ns = *parsed;
+      return true;
+    }
+    if (text.find_first_of("eE") != std::string_view::npos) {
+      // Exponent notation: exactness is already gone in the writer; go through double.
+      double d;
+      if (token[0] == '"') {
+        if (!ParseDouble(text, &d)) return Fail(ImportStat::json_bad_field_type);
+      } else if ((error = v.get_double().get(d))) {
+        return false;
+      }
+      if (auto conv = MicrosDoubleToNs(d)) {
+        *ns = *conv;
+        return true;
+      }
+      return Fail(ImportStat::timestamp_out_of_range);
+    }
+    return Fail(LooksNumeric(text) ? ImportStat::timestamp_out_of_range : ImportStat::json_bad_field_type);
+  }
+
+  static bool LooksNumeric(std::string_view t) {
+    return !t.empty() && t.find_first_not_of("+-0123456789.") == std::string_view::npos;
+  }
+  static bool ParseDouble(std::string_view t, double* d) {
+    auto r = std::from_chars(t.data(), t.data() + t.size(), *d);
+    return r.ec == std::errc() && r.ptr == t.data() + t.size();
+  }
+
+  bool Fail(ImportStat why) {
+    Skip(why);
+    return true;  // not a JSON error: the event is well formed, just unusable
+  }
+
+  // pid / tid: a number (integer or integral float) or a string (all-digit strings are numbers).
+  bool Id(od::value& v, JsonId* id) {
+    std::string_view token = Trim(v.raw_json_token());
+    if (token.empty()) return Fail(ImportStat::json_bad_field_type);
+    if (token[0] == '"') {
+      std::string_view s;
+      if (!StringValue(v, token, &s)) return false;
+      int64_t n;
+      if (IsIntegerText(s) && std::from_chars(s.data(), s.data() + s.size(), n).ec == std::errc()) {
+        id->kind = JsonId::Kind::kNumber;
+        id->num = n;
+      } else {
+        id->kind = JsonId::Kind::kString;
+        id->str = s;
+      }
+      return true;
+    }
+    if (IsIntegerText(token) &&
+        std::from_chars(token.data(), token.data() + token.size(), id->num).ec == std::errc()) {
+      id->kind = JsonId::Kind::kNumber;
+      return true;
+    }
+    double d;
+    if (token[0] == '-' || (token[0] >= '0' && token[0] <= '9')) {
+      if ((error = v.get_double().get(d))) return false;
+      if (d >= -9.2e18 && d <= 9.2e18 && d == static_cast<double>(static_cast<int64_t>(d))) {
+        id->kind = JsonId::Kind::kNumber;
+        id->num = static_cast<int64_t>(d);
+        return true;
+      }
+    }
+    return Fail(ImportStat::json_bad_field_type);
+  }
+
+  // Flow / async ids: unsigned integers read exactly from the text; anything else is opaque text.
+  bool FlowId(od::value& v, JsonFlowId* id) {
+    std::string_view token = Trim(v.raw_json_token());
+    if (token.empty()) return Fail(ImportStat::json_bad_field_type);
+    if (token[0] == '"') {
+      id->kind = JsonFlowId::Kind::kString;
+      return StringValue(v, token, &id->str);
+    }
+    if (IsIntegerText(token)) {
+      if (token[0] == '-') {
+        int64_t n;
+        if (std::from_chars(token.data(), token.data() + token.size(), n).ec == std::errc()) {
+          id->kind = JsonFlowId::Kind::kNumber;
+          id->num = static_cast<uint64_t>(n);
+          return true;
+        }
+      } else if (std::from_chars(token.data(), token.data() + token.size(), id->num).ec == std::errc()) {
+        id->kind = JsonFlowId::Kind::kNumber;
+        return true;
+      }
+    }
+    if (token[0] == '-' || (token[0] >= '0' && token[0] <= '9')) {
+      double d;
+      if ((error = v.get_double().get(d))) return false;  // validates the number
+      id->kind = JsonFlowId::Kind::kString;
+      id->str = token;
+      return true;
+    }
+    return Fail(ImportStat::json_bad_field_type);
+  }
+
+  bool Id2(od::value& v) {
+    od::object o;
+    if (v.get_object().get(o)) return Fail(ImportStat::json_bad_field_type);
+    for (auto f : o) {
+      od::field field;
+      if ((error = std::move(f).get(field))) return false;
+      const char* k = field.key().raw();
+      if (KeyIs(k, "local") || KeyIs(k, "global")) {
+        ev->id2_local = k[0] == 'l';
+        if (!FlowId(field.value(), &ev->id)) return false;
+      }
+    }
+    return true;
+  }
+
+  bool Bool(od::value& v, bool* b) {
+    if (v.get_bool().get(*b)) return Fail(ImportStat::json_bad_field_type);
+    return true;
+  }
+
+  bool StringField(od::value& v, std::string_view* s) {
+    std::string_view token = v.raw_json_token();
+    if (token.empty() || token[0] != '"') return Fail(ImportStat::json_bad_field_type);
+    return StringValue(v, token, s);
+  }
+
+  bool Args(od::value& v) {
+    od::object o;
+    if (v.get_object().get(o)) return Fail(ImportStat::json_bad_field_type);
+    ev->arg_begin = static_cast<uint32_t>(out->args.size());
+    int64_t correlation = -1, correlation_id = -1, connection_id = -1;
+    for (auto f : o) {
+      od::field field;
+      if ((error = std::move(f).get(field))) return false;
+      JsonArg& arg = out->args.emplace_back();
+      if (!ArgKey(field, &arg.key) || !ArgValue(field.value(), &arg)) return false;
+      if (arg.kind == JsonArg::Kind::kInt) {
+        const std::string_view k = arg.key;
+        if (k == "correlation") {
+          correlation = arg.i;
+        } else if (k == "External id" || k == "external id") {
+          ev->external_id = arg.i;
+        } else if (k == "correlation_id") {
+          correlation_id = arg.i;
+        } else if (k == "connection_id") {
+          connection_id = arg.i;
+        }
+      }
+    }
+    ev->arg_count = static_cast<uint32_t>(out->args.size() - ev->arg_begin);
+    ev->correlation = correlation >= 0 ? correlation : correlation_id >= 0 ? correlation_id : connection_id;
+    return true;
+  }
+
+  bool ArgKey(od::field& field, std::string_view* key) {
+    const char* raw = field.key().raw();
+    size_t n = 0;
+    while (raw[n] != '"' && raw[n] != '\\') ++n;
+    if (raw[n] == '"') {
+      *key = std::string_view(raw, n);
+      return true;
+    }
+    std::string_view unescaped;
+    if ((error = field.unescaped_key().get(unescaped))) return false;
+    *key = out->arena.Copy(unescaped);
+    return true;
+  }
+
+  bool ArgValue(od::value& v, JsonArg* arg) {
+    std::string_view token = Trim(v.raw_json_token());
+    if (token.empty()) {
+      error = simdjson::TAPE_ERROR;
+      return false;
+    }
+    switch (token[0]) {
+      case '"':
+        arg->kind = JsonArg::Kind::kString;
+        return StringValue(v, token, &arg->text);
+      case 't':
+      case 'f':
+        arg->kind = JsonArg::Kind::kBool;
+        return !(error = v.get_bool().get(arg->b));
+      case 'n': {
+        bool is_null = false;
+        if ((error = v.is_null().get(is_null))) return false;
+        if (!is_null) error = simdjson::N_ATOM_ERROR;
+        arg->kind = JsonArg::Kind::kNull;
+        return is_null;
+      }
+      case '{': {
+        od::object o;
+        if ((error = v.get_object().get(o))) return false;
+        arg->kind = JsonArg::Kind::kJson;
+        return !(error = o.raw_json().get(arg->text));
+      }
+      case '[': {
+        od::array a;
+        if ((error = v.get_array().get(a))) return false;
+        arg->kind = JsonArg::Kind::kJson;
+        return !(error = a.raw_json().get(arg->text));
+      }
+      default:
+        break;
+    }
+    if (!LooksFloat(token)) {
+      const char* end = token.data() + token.size();
+      if (auto r = std::from_chars(token.data(), end, arg->i); r.ec == std::errc() && r.ptr == end) {
+        arg->kind = JsonArg::Kind::kInt;
+        return true;
+      }
+      if (auto r = std::from_chars(token.data(), end, arg->u); token[0] != '-' && r.ec == std::errc() && r.ptr == end) {
+        arg->kind = JsonArg::Kind::kUint;
+        return true;
+      }
+    }
+    arg->kind = JsonArg::Kind::kDouble;
+    return !(error = v.get_double().get(arg->d));
+  }
+
+  bool Field(od::field& field) {
+    const char* k = field.key().raw();
+    od::value& v = field.value();
+    switch (k[0]) {
+      case 'p':
+        if (KeyIs(k, "ph")) {
+          std::string_view ph;
+          if (!StringField(v, &ph)) return false;
+          if (ph.empty()) return Fail(ImportStat::json_bad_field_type);
+          ev->ph = ph[0];
+          return true;
+        }
+        if (KeyIs(k, "pid")) return Id(v, &ev->pid);
+        return true;
+      case 't':
+        if (KeyIs(k, "ts")) {
+          ev->has_ts = true;
+          return Micros(v, &ev->ts_ns);
+        }
+        if (KeyIs(k, "tid")) return Id(v, &ev->tid);
+        return true;
+      case 'd':
+        if (KeyIs(k, "dur")) {
+          ev->has_dur = true;
+          return Micros(v, &ev->dur_ns);
+        }
+        return true;
+      case 'n':
+        if (KeyIs(k, "name")) return StringField(v, &ev->name);
+        return true;
+      case 'c':
+        if (KeyIs(k, "cat")) return StringField(v, &ev->cat);
+        return true;
+      case 'a':
+        if (KeyIs(k, "args")) return Args(v);
+        return true;
+      case 'i':
+        if (KeyIs(k, "id")) return FlowId(v, &ev->id);
+        if (KeyIs(k, "id2")) return Id2(v);
+        return true;
+      case 'b':
+        if (KeyIs(k, "bp")) {
+          std::string_view bp;
+          if (!StringField(v, &bp)) return false;
+          ev->bind_enclosing = bp == "e";
+          return true;
+        }
+        if (KeyIs(k, "bind_id")) return FlowId(v, &ev->bind_id);
+        return true;
+      case 's':
+        if (KeyIs(k, "s")) {
+          std::string_view s;
+          if (!StringField(v, &s)) return false;
+          ev->scope = s.empty() ? 0 : s[0];
+          return true;
+        }
+        return true;
+      case 'f':
+        if (KeyIs(k, "flow_in")) return Bool(v, &ev->flow_in);
+        if (KeyIs(k, "flow_out")) return Bool(v, &ev->flow_out);
+        return true;
+      default:
+        return true;
+    }
+  }
+};
+
+}  // namespace
+
+struct JsonEventParser::Impl {
+  od::parser parser;
+};
+
+JsonEventParser::JsonEventParser() : impl_(std::make_unique<Impl>()) {}
+JsonEventParser::~JsonEventParser() = default;
+
+Status JsonEventParser::Parse(const SplitBatch& split, std::string_view path, bool compressed,
+                              ParsedBatch* out) {
+  out->chunk = split.chunk;
+  out->members = split.members;
+  out->last = split.last;
+  // Room with headroom, so reused batches stop reallocating (fresh pages are costly) after the
+  // first chunks; advised for huge pages.
+  if (out->events.capacity() < out->events.size() + split.events.size()) {
+    out->events.reserve((out->events.size() + split.events.size()) * 5 / 4);
+    AdviseHugePages(out->events.data(), out->events.capacity() * sizeof(JsonEvent));
+  }
+  if (out->args.capacity() < split.chunk->size() / 48) {
+    out->args.reserve(split.chunk->size() / 32);
+    AdviseHugePages(out->args.data(), out->args.capacity() * sizeof(JsonArg));
+  }
+  const Chunk& chunk = *split.chunk;
+  uint64_t index = split.first_event_index;
+  for (const EventSpan& span : split.events) {
+    JsonEvent& ev = out->events.emplace_back();
+    ev.index = index++;
+    ev.offset = chunk.stream_offset() + span.begin;
+    Reader r{out, &ev};
+    od::document doc;
+    od::object obj;
+    r.error = impl_->parser.iterate(chunk.data() + span.begin, span.size, chunk.capacity() - span.begin).get(doc);
+    if (!r.error) r.error = doc.get_object().get(obj);
+    if (!r.error) {
+      for (auto f : obj) {
+        od::field field;
+        if ((r.error = std::move(f).get(field)) || !r.Field(field)) break;
+      }
+    }
+    if (r.error) {
+      const uint64_t offset = ev.offset, failed = ev.index;
+      out->events.pop_back();
+      return InvalidInput("{}: invalid trace JSON at {} (event #{}): {}", path,
+                          compressed ? fmt::format("byte {} of the decompressed data", offset)
+                                     : fmt::format("byte {}", offset),
+                          failed, simdjson::error_message(r.error));
+    }
+  }
+  return Status::Ok();
+}
+
+std::string SimdjsonImplementation() {
+  return fmt::format("{} (stage 1), {} (on-demand)", simdjson::get_active_implementation()->name(),
+                     simdjson::builtin_implementation()->name());
+}
+
+bool SimdjsonUsesSimd() { return simdjson::get_active_implementation()->name() != "fallback"; }
+
+}  // namespace cprof::json
