@@ -2,12 +2,16 @@
 // torch_npu trace_view.json under fixtures/ascend):
 //   import -> .pb -> import gives identical tables (every column, strings by content);
 //   import -> Chrome JSON (.json.gz) -> import gives the same slice, flow, counter and memory
-//   event counts.
+//   event counts, and in fact the same slices (ts, dur, name, category), track kinds and
+//   flow kinds.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -55,6 +59,25 @@ class PbRoundTripGoldenTest : public ::testing::TestWithParam<std::string> {
   fs::path dir_;
 };
 
+// Slices as a sorted list of (ts, dur, name, category): row order and track ids may differ
+// between two importers' layouts, the slices themselves may not.
+std::vector<std::tuple<int64_t, int64_t, std::string_view, std::string_view>> SliceKeys(const Trace& t) {
+  std::vector<std::tuple<int64_t, int64_t, std::string_view, std::string_view>> keys;
+  keys.reserve(t.slices.size());
+  for (size_t i = 0; i < t.slices.size(); ++i) {
+    keys.emplace_back(t.slices.ts_ns[i], t.slices.dur_ns[i], t.Str(t.slices.name_id[i]), t.Str(t.slices.category_id[i]));
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+template <typename Column>
+std::map<int, size_t> Histogram(const Column& column) {
+  std::map<int, size_t> h;
+  for (auto v : column) ++h[static_cast<int>(v)];
+  return h;
+}
+
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
@@ -85,6 +108,9 @@ TEST_P(PbRoundTripGoldenTest, ThroughPbIsIdenticalAndThroughChromeJsonKeepsCount
   EXPECT_EQ(again->flows.size(), original->flows.size());
   EXPECT_EQ(again->counters.size(), original->counters.size());
   EXPECT_EQ(again->memory_events.size(), original->memory_events.size());
+  EXPECT_TRUE(SliceKeys(*again) == SliceKeys(*original)) << "slices differ after Chrome JSON";
+  EXPECT_EQ(Histogram(again->tracks.kind), Histogram(original->tracks.kind));
+  EXPECT_EQ(Histogram(again->flows.kind), Histogram(original->flows.kind));
 
   RecordProperty("source_bytes", std::to_string(fs::file_size(source)));
   RecordProperty("pb_bytes", std::to_string(fs::file_size(pb)));

@@ -2,7 +2,7 @@
 // and the PyTorch tools read (Kineto's rows, flows, counters and "[memory]" events).
 //
 // Events, one per line: M (process/thread names and sort indices), X per slice (B for a slice
-// that never ended), C per counter value, s/f per flow (f binds to its enclosing slice: "bp":
+// that never ended, i for an instant on a process track), C per counter value, s/f per flow (f binds to its enclosing slice: "bp":
 // "e"), and an "[memory]" instant per memory event. Timestamps are microseconds with the ns as
 // three exact decimals, relative to "baseTimeNanoseconds" when the trace has one (as Kineto
 // writes them). Samples and stacks have no Chrome form our importer reads; they are left out.
@@ -151,7 +151,16 @@ class ChromeWriter {
   void Slice(uint32_t i) {
     const SliceTable& s = trace_.slices;
     out_->NextElement();
-    out_->Raw(s.dur_ns[i] < 0 ? "{\"ph\":\"B\"" : "{\"ph\":\"X\"");
+    // Zero-length slices on a process track are process instants ("s": "p"), or global ones
+    // ("s": "g") on a process track without a pid (our importer's "Global instants").
+    const uint32_t t = Index(s.track_id[i]);
+    const bool process_instant =
+        s.dur_ns[i] == 0 && t < trace_.tracks.size() && trace_.tracks.kind[t] == TrackKind::kProcess;
+    if (process_instant) {
+      out_->Raw(trace_.tracks.pid[t] == kUnknown ? "{\"ph\":\"i\",\"s\":\"g\"" : "{\"ph\":\"i\",\"s\":\"p\"");
+    } else {
+      out_->Raw(s.dur_ns[i] < 0 ? "{\"ph\":\"B\"" : "{\"ph\":\"X\"");
+    }
     if (s.category_id[i] != kEmptyString) {
       out_->Raw(",\"cat\":");
       out_->String(trace_.Str(s.category_id[i]));
@@ -160,14 +169,17 @@ class ChromeWriter {
     out_->String(trace_.Str(s.name_id[i]));
     RowFields(rows_.SliceRow(s.track_id[i]));
     Ts(",\"ts\":", s.ts_ns[i] - base_);
-    if (s.dur_ns[i] >= 0) Ts(",\"dur\":", s.dur_ns[i]);
+    if (s.dur_ns[i] >= 0 && !process_instant) Ts(",\"dur\":", s.dur_ns[i]);
 
     const ArgSetId set = s.arg_set_id[i];
     const bool has_args = set != kNoArgs && Index(set) < trace_.args.set_count();
-    const bool correlation = s.correlation_id[i] != kNoCorrelation &&
-                             !(has_args && trace_.SliceArg(i, "correlation")) &&
-                             !(has_args && trace_.SliceArg(i, "correlation_id")) &&
-                             !(has_args && trace_.SliceArg(i, "External id"));
+    // The correlation id goes in as "correlation" unless an arg it was read from is there.
+    bool correlation = s.correlation_id[i] != kNoCorrelation;
+    if (correlation && has_args) {
+      for (std::string_view key : {"correlation", "correlation_id", "connection_id", "External id", "external id"}) {
+        if (trace_.SliceArg(i, key)) correlation = false;
+      }
+    }
     if (has_args || correlation) {
       out_->Raw(",\"args\":{");
       bool first = true;

@@ -1,26 +1,43 @@
 // Track -> (pid, tid) rows of the Chrome JSON export.
 #include "export/chrome/chrome_rows.h"
 
+#include <map>
 #include <set>
+#include <string_view>
 #include <utility>
 
 namespace cprof {
+namespace {
+
+bool IsDeviceKind(TrackKind k) {
+  return k == TrackKind::kDevice || k == TrackKind::kGpuStream || k == TrackKind::kNpuStream;
+}
+
+// torch_npu's process name for a group of device rows (see src/import/json/npu_dialect.cc).
+std::string_view NpuGroupName(TrackKind k) {
+  switch (k) {
+    case TrackKind::kNpuStream: return "Ascend Hardware";
+    case TrackKind::kCommunication: return "HCCL";
+    case TrackKind::kAnalysis: return "Overlap Analysis";
+    default: return {};
+  }
+}
+
+}  // namespace
 
 ChromeRows::ChromeRows(const Trace& trace) : trace_(trace), pid_(trace.tracks.size(), kSyntheticBase) {
   const TrackTable& t = trace.tracks;
-  // Parents come before children in every builder-made trace, but do not rely on it: resolve
-  // with a walk up that stops at the first track carrying an id of its own.
+  // Walk up to the first track with a pid of its own (or a device index); a bounded walk, so a
+  // malformed parent loop cannot hang the export.
   for (uint32_t i = 0; i < t.size(); ++i) {
     int64_t pid = kSyntheticBase + i;
     uint32_t cur = i;
     for (uint32_t steps = 0; steps <= t.size(); ++steps) {
-      const TrackKind k = t.kind[cur];
-      if ((k == TrackKind::kProcess || k == TrackKind::kThread) && t.pid[cur] != kUnknown) {
+      if (t.pid[cur] != kUnknown) {
         pid = t.pid[cur];
         break;
       }
-      if ((k == TrackKind::kDevice || k == TrackKind::kGpuStream || k == TrackKind::kNpuStream) &&
-          t.device[cur] != kUnknown) {
+      if (IsDeviceKind(t.kind[cur]) && t.device[cur] != kUnknown) {
         pid = t.device[cur];
         break;
       }
@@ -40,15 +57,11 @@ ChromeRows::Row ChromeRows::SliceRow(TrackId track) const {
   const TrackTable& t = trace_.tracks;
   const uint32_t i = Index(track);
   int64_t tid = kSyntheticBase + i;
-  switch (t.kind[i]) {
-    case TrackKind::kThread:
-      if (t.tid[i] != kUnknown) tid = t.tid[i];
-      break;
-    case TrackKind::kGpuStream:
-    case TrackKind::kNpuStream:
-      if (t.stream[i] != kUnknown) tid = t.stream[i];
-      break;
-    default: break;
+  if (t.tid[i] != kUnknown && t.kind[i] != TrackKind::kProcess) {
+    tid = t.tid[i];
+  } else if ((t.kind[i] == TrackKind::kGpuStream || t.kind[i] == TrackKind::kNpuStream) && t.stream[i] != kUnknown &&
+             t.pid[i] == kUnknown) {
+    tid = t.stream[i];
   }
   return {pid_[i], tid};
 }
@@ -69,7 +82,10 @@ void ChromeRows::WriteMetadataEvents(JsonSink* out) const {
     write_value();
     out->Raw("}}");
   };
+  auto has_slices = [&](uint32_t i) { return trace_.track_slices(TrackId{i}).first != trace_.track_slices(TrackId{i}).second; };
+
   std::set<int64_t> named_pids;
+  std::map<int64_t, std::string_view> group_names;  // pids of torch_npu device groups
   std::set<std::pair<int64_t, int64_t>> named_rows;
   for (uint32_t i = 0; i < t.size(); ++i) {
     const std::string_view name = trace_.Str(t.name_id[i]);
@@ -82,14 +98,22 @@ void ChromeRows::WriteMetadataEvents(JsonSink* out) const {
         if (t.sort_index[i] != 0) event("process_sort_index", pid_[i], 0, "sort_index", [&] { out->Int(t.sort_index[i]); });
       }
     }
+    const TrackId parent = t.parent_id[i];
+    if (t.pid[i] != kUnknown && parent != kNoTrack && Index(parent) < t.size() &&
+        t.kind[Index(parent)] == TrackKind::kDevice && !NpuGroupName(k).empty()) {
+      group_names.emplace(pid_[i], NpuGroupName(k));
+    }
     // Processes, devices and counter tracks (C events carry their names) need a row name
     // only for slices of their own.
     const bool own_row = k != TrackKind::kProcess && k != TrackKind::kDevice && k != TrackKind::kCounter;
-    if (!own_row && trace_.track_slices(TrackId{i}).first == trace_.track_slices(TrackId{i}).second) continue;
+    if (!own_row && !has_slices(i)) continue;
     const Row r = SliceRow(TrackId{i});
     if (!named_rows.insert({r.pid, r.tid}).second) continue;
     if (!name.empty()) event("thread_name", r.pid, r.tid, "name", [&] { out->String(name); });
     if (t.sort_index[i] != 0) event("thread_sort_index", r.pid, r.tid, "sort_index", [&] { out->Int(t.sort_index[i]); });
+  }
+  for (const auto& [pid, name] : group_names) {
+    if (named_pids.insert(pid).second) event("process_name", pid, 0, "name", [&] { out->String(name); });
   }
 }
 

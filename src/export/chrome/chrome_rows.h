@@ -1,9 +1,12 @@
-// Where each model track goes in Chrome JSON, which only knows (pid, tid) rows: host threads
-// keep their pid/tid; GPU and NPU streams are pid = device, tid = stream (as Kineto writes
-// them); devices are pid = device; every other track (communication, async, analysis, cpu
-// cores, slices on counter tracks) gets a row of its own under its ancestor's pid, with a
-// synthetic tid, named by a thread_name M event. Tracks without an id get synthetic ids from
-// 2^40 up, a range no real pid or tid uses.
+// Where each model track goes in Chrome JSON, which only knows (pid, tid) rows. A track that
+// kept the row it was read from (pid, tid set: host threads, torch_npu device rows) goes back
+// there; GPU and NPU streams without one are pid = device, tid = stream (as Kineto writes
+// them); any other track gets a row under its ancestor's pid with a synthetic tid, named by a
+// thread_name M event. Synthetic ids start at 2^40, a range no real pid or tid uses.
+//
+// Process names: each process and device track names its pid; a pid that only torch_npu's
+// device groups use gets the group name torch_npu writes ("Ascend Hardware", "HCCL",
+// "Overlap Analysis"), so that our importer files its rows under the NPU again.
 //
 //   ChromeRows rows(trace);
 //   ChromeRows::Row r = rows.SliceRow(track);   // {"pid": r.pid, "tid": r.tid}
@@ -27,7 +30,9 @@ class ChromeRows {
   explicit ChromeRows(const Trace& trace);
 
   Row SliceRow(TrackId track) const;
-  int64_t Pid(TrackId track) const { return track == kNoTrack ? kSyntheticBase : pid_[Index(track)]; }
+  int64_t Pid(TrackId track) const {
+    return track == kNoTrack || Index(track) >= pid_.size() ? kSyntheticBase : pid_[Index(track)];
+  }
   // process_name / process_sort_index / thread_name / thread_sort_index events.
   void WriteMetadataEvents(JsonSink* out) const;
 
