@@ -14,6 +14,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # real PyTorch workloads (Debian's interpreter: /usr/bin/python3)
   python3 python3-torch python3-numpy
+  # the PyTorch operator observer (libcprof_torch.so) and the libtorch C++ test program
+  libtorch-dev
   # reference implementations our tests and benchmarks compare against
   python3-scipy python3-optuna python3-pandas
 )

@@ -1,0 +1,70 @@
+// Collection: runs (or attaches to) a target, drives every source while it runs, and builds one
+// Trace of what was collected. This is `cann-profiler trace` without the flag parsing.
+//
+//   CollectOptions o;
+//   o.argv = {"/usr/bin/python3", "train.py"};
+//   ASSIGN_OR_RETURN(auto c, Collection::Start(o));    // the target is running
+//   ASSIGN_OR_RETURN(Trace trace, c->Run());           // until it ends, --duration, or Ctrl-C
+//   RETURN_IF_ERROR(ExportTrace(trace, "run.pb", ExportFormat::kPerfettoPb));
+//   return c->WaitForTarget();                         // the target's exit code
+//
+// Errors: a target that cannot start makes Start() fail with kNotFound/kInvalidInput. Once the
+// target ran, Run() returns a trace even if the target crashed or `trace` was interrupted;
+// collectors that could not run are reported through options.warn and counted in the trace's
+// import stats. Times are CLOCK_MONOTONIC ns. One thread uses a Collection; one at a time.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collect/collect_options.h"
+#include "model/trace.h"
+
+namespace cprof {
+
+class TargetProcess;
+
+class Collection {
+ public:
+  static StatusOr<std::unique_ptr<Collection>> Start(const CollectOptions& options);
+  ~Collection();
+
+  // Collects until the target ends, the duration passes, or `trace` is interrupted; then
+  // builds the trace of everything collected inside --time_range. Call once.
+  StatusOr<Trace> Run();
+
+  // After Run(): waits for a spawned target still running (after --duration) and returns its
+  // exit code (128+N if killed by signal N; 130 if `trace` was interrupted twice while it
+  // ignored the signal; 0 for an attached process).
+  int WaitForTarget();
+
+  bool interrupted() const { return interrupted_; }
+  int triggers_fired() const { return triggers_fired_; }
+  bool duration_reached() const { return duration_reached_; }
+  // "exited with code 0", "killed by SIGSEGV", "still running".
+  std::string ExitDescription() const;
+  pid_t target_pid() const;
+
+ private:
+  explicit Collection(const CollectOptions& options);
+  Status BuildEnvironment(std::vector<std::pair<std::string, std::string>>* env);
+  StatusOr<Trace> BuildTrace(TimeNs from, TimeNs to);
+  void Warn(std::string_view message) const;
+
+  CollectOptions options_;
+  std::unique_ptr<TargetProcess> target_;
+  std::vector<std::unique_ptr<class Source>> sources_;
+  std::string session_dir_;  // where the in-process runtime writes its record files
+  bool interrupted_ = false;
+  bool duration_reached_ = false;
+  int triggers_fired_ = 0;
+  class ProcSampler* proc_ = nullptr;
+  class RuntimeSource* runtime_ = nullptr;
+};
+
+// The folder with the preload libraries and the Python shim: $CPROF_RUNTIME_DIR, else
+// <dir of the running executable>/runtime.
+std::string DefaultRuntimeDir();
+
+}  // namespace cprof
