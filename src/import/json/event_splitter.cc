@@ -1,14 +1,8 @@
 // The top-level state machine of the splitter; the structural scanner finds each event's end.
 #include "import/json/event_splitter.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -46,38 +40,10 @@ std::string UnquoteKey(const char* p, size_t n) {
 Chunk::Chunk(std::shared_ptr<BufferPool> pool, size_t size, uint64_t stream_offset)
     : pool_(std::move(pool)), buffer_(pool_->Take(size + kScanPadding)), size_(size), stream_offset_(stream_offset) {}
 
-Chunk::Chunk(void* map, size_t map_len, size_t offset, size_t size, uint64_t stream_offset)
-    : map_(map), map_len_(map_len), offset_(offset), size_(size), stream_offset_(stream_offset) {}
-
-Chunk::~Chunk() {
-  if (map_) {
-    munmap(map_, map_len_);
-  } else {
-    pool_->Give(std::move(buffer_));
-  }
-}
+Chunk::~Chunk() { pool_->Give(std::move(buffer_)); }
 
 EventSplitter::EventSplitter(ByteSource* source, size_t chunk_bytes)
-    : source_(source), chunk_bytes_(std::max<size_t>(chunk_bytes, 64)), window_(chunk_bytes_) {
-  TryMap();
-}
-
-EventSplitter::~EventSplitter() {
-  if (map_fd_ >= 0) close(map_fd_);
-}
-
-void EventSplitter::TryMap() {
-  if (source_->compressed()) return;
-  const int fd = ::open(source_->path().c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return;
-  }
-  map_fd_ = fd;
-  map_size_ = static_cast<uint64_t>(st.st_size);
-}
+    : source_(source), chunk_bytes_(std::max<size_t>(chunk_bytes, 64)) {}
 
 std::string EventSplitter::Where(uint64_t offset) const {
   return source_->compressed() ? fmt::format("byte {} of the decompressed data", offset)
@@ -93,7 +59,7 @@ Status EventSplitter::Next(SplitBatch* out) {
   out->members.clear();
   out->first_event_index = event_index_;
   out->last = false;
-  return map_fd_ >= 0 ? NextMapped(out) : NextRead(out);
+  return NextRead(out);
 }
 
 Status EventSplitter::CutAndFinish(const std::shared_ptr<Chunk>& chunk, bool final, size_t* consumed,
@@ -104,42 +70,6 @@ Status EventSplitter::CutAndFinish(const std::shared_ptr<Chunk>& chunk, bool fin
     out->last = true;
   }
   out->chunk = chunk;
-  return Status::Ok();
-}
-
-Status EventSplitter::NextMapped(SplitBatch* out) {
-  static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const uint64_t start = map_pos_;
-  const uint64_t left = map_size_ - start;
-  size_t consumed = 0;
-  if (left <= window_ + kScanPadding) {
-    // The last window is copied: a mapping cannot be padded past the end of the file.
-    auto chunk = std::make_shared<Chunk>(pool_, left, start);
-    for (size_t filled = 0; filled < left;) {
-      const ssize_t n = pread(map_fd_, chunk->data() + filled, left - filled, static_cast<off_t>(start + filled));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        return InvalidInput("{}: read failed at byte {}: {}", source_->path(), start + filled,
-                            n < 0 ? strerror(errno) : "the file shrank while being read");
-      }
-      filled += static_cast<size_t>(n);
-    }
-    std::memset(chunk->data() + left, 0, kScanPadding);
-    stream_pos_ = map_size_;
-    eof_ = true;
-    return CutAndFinish(chunk, true, &consumed, out);
-  }
-  // Bytes [start, start + window_) are cut; the kScanPadding bytes after them are padding.
-  const uint64_t aligned = start & ~static_cast<uint64_t>(kPage - 1);
-  const size_t map_len = static_cast<size_t>(start + window_ + kScanPadding - aligned);
-  void* map = mmap(nullptr, map_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, map_fd_, static_cast<off_t>(aligned));
-  if (map == MAP_FAILED) return InvalidInput("{}: cannot map bytes from {}: {}", source_->path(), start, strerror(errno));
-  auto chunk = std::make_shared<Chunk>(map, map_len, static_cast<size_t>(start - aligned), window_, start);
-  stream_pos_ = start + window_;
-  RETURN_IF_ERROR(CutAndFinish(chunk, false, &consumed, out));
-  map_pos_ = start + consumed;
-  // An item larger than the window (one huge event) doubles it, so rescanning stays linear.
-  window_ = consumed == 0 ? window_ * 2 : chunk_bytes_;
   return Status::Ok();
 }
 

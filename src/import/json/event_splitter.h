@@ -27,23 +27,21 @@
 
 namespace cprof::json {
 
-// A block of the (decompressed) input with readable padding after it (for SIMD readers): a
-// buffer from the pool, which gets it back when the last batch referring to the chunk is gone,
-// or a read-only mmap window of a plain file, unmapped then.
+// A block of the (decompressed) input with zeroed padding after it (for SIMD readers). Its
+// buffer goes back to the pool it came from when the last batch referring to the chunk is gone.
+// (Reading plain files through mmap windows instead was measured slower on the 2-core VM the
+// benchmark runs on: page-table churn there costs more than the copy.)
 class Chunk {
  public:
   Chunk(std::shared_ptr<BufferPool> pool, size_t size, uint64_t stream_offset);
-  // A mapping of `map_len` bytes whose data starts `offset` bytes in; the rest is padding.
-  Chunk(void* map, size_t map_len, size_t offset, size_t size, uint64_t stream_offset);
   ~Chunk();
   Chunk(const Chunk&) = delete;
   Chunk& operator=(const Chunk&) = delete;
-  // Writable for pool buffers only.
-  char* data() { return map_ ? static_cast<char*>(map_) + offset_ : buffer_.data(); }
-  const char* data() const { return map_ ? static_cast<const char*>(map_) + offset_ : buffer_.data(); }
+  char* data() { return buffer_.data(); }
+  const char* data() const { return buffer_.data(); }
   size_t size() const { return size_; }
   // Bytes readable from data() (size() plus padding).
-  size_t capacity() const { return map_ ? map_len_ - offset_ : buffer_.size(); }
+  size_t capacity() const { return buffer_.size(); }
   // Offset of data()[0] in the (decompressed) input.
   uint64_t stream_offset() const { return stream_offset_; }
   void set_size(size_t n) { size_ = n; }
@@ -51,9 +49,6 @@ class Chunk {
  private:
   std::shared_ptr<BufferPool> pool_;
   BufferPool::Buffer buffer_;
-  void* map_ = nullptr;
-  size_t map_len_ = 0;
-  size_t offset_ = 0;
   size_t size_;
   uint64_t stream_offset_;
 };
@@ -108,9 +103,6 @@ class EventSplitter {
     kDone,              // after the top-level value: whitespace only
   };
 
-  // Plain files are read through mmap windows (no copy); compressed input is read into buffers.
-  void TryMap();
-  Status NextMapped(SplitBatch* out);
   Status NextRead(SplitBatch* out);
   Status CutAndFinish(const std::shared_ptr<Chunk>& chunk, bool final, size_t* consumed, SplitBatch* out);
   // Cuts [0, size) of the chunk; sets *consumed to where the first incomplete item starts.
@@ -132,13 +124,8 @@ class EventSplitter {
   uint64_t stream_pos_ = 0;  // stream offset of the next byte to read
   std::shared_ptr<const Chunk> carry_chunk_;
   size_t carry_begin_ = 0;
-  int map_fd_ = -1;        // mapped mode: the file, its size and the next unconsumed offset
-  uint64_t map_size_ = 0;
-  uint64_t map_pos_ = 0;
-  size_t window_ = 0;
 
  public:
-  ~EventSplitter();
   EventSplitter(const EventSplitter&) = delete;
   EventSplitter& operator=(const EventSplitter&) = delete;
 };

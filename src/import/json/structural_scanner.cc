@@ -8,6 +8,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define CPROF_SCAN_AVX2 1
+#endif
 
 namespace cprof::json {
 namespace {
@@ -56,6 +60,27 @@ inline BlockMasks Classify(const char* p) {
 }
 #endif
 
+#ifdef CPROF_SCAN_AVX2
+__attribute__((target("avx2"))) inline BlockMasks ClassifyAvx2(const char* p) {
+  const __m256i quote = _mm256_set1_epi8('"');
+  const __m256i backslash = _mm256_set1_epi8('\\');
+  const __m256i lower = _mm256_set1_epi8(0x20);
+  const __m256i open = _mm256_set1_epi8(0x7B);
+  const __m256i close = _mm256_set1_epi8(0x7D);
+  BlockMasks m;
+  for (int i = 0; i < 2; ++i) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * i));
+    __m256i folded = _mm256_or_si256(v, lower);
+    const int shift = 32 * i;
+    m.quote |= uint64_t(uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, quote)))) << shift;
+    m.backslash |= uint64_t(uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash)))) << shift;
+    m.open |= uint64_t(uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(folded, open)))) << shift;
+    m.close |= uint64_t(uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi8(folded, close)))) << shift;
+  }
+  return m;
+}
+#endif
+
 // Bits of characters preceded by an odd run of backslashes (simdjson's find_escaped_branchless).
 // `carry` is 1 when the previous block ended in an unfinished escape.
 inline uint64_t FindEscaped(uint64_t backslash, uint64_t& carry) {
@@ -80,31 +105,45 @@ inline uint64_t PrefixXor(uint64_t x) {
   return x;
 }
 
+// The scan loop, instantiated once per block classifier (SSE2 everywhere, AVX2 where the CPU has it).
+#define CPROF_FIND_COMPOSITE_END(CLASSIFY)                                                 \
+  uint64_t escape_carry = 0;                                                               \
+  uint64_t in_string_carry = 0; /* all ones if the previous block ended inside a string */ \
+  int64_t depth = 0;                                                                       \
+  for (size_t off = 0; off < len; off += 64) {                                             \
+    const BlockMasks m = CLASSIFY(p + off);                                                \
+    const size_t avail = len - off;                                                        \
+    const uint64_t valid = avail >= 64 ? ~uint64_t{0} : (uint64_t{1} << avail) - 1;        \
+    const uint64_t escaped = FindEscaped(m.backslash, escape_carry);                       \
+    const uint64_t in_string = PrefixXor(m.quote & ~escaped) ^ in_string_carry;            \
+    in_string_carry = uint64_t(int64_t(in_string) >> 63);                                  \
+    uint64_t brackets = (m.open | m.close) & ~in_string & valid;                           \
+    while (brackets) {                                                                     \
+      const int i = __builtin_ctzll(brackets);                                             \
+      if ((m.open >> i) & 1) {                                                             \
+        ++depth;                                                                           \
+      } else if (--depth == 0) {                                                           \
+        return off + static_cast<size_t>(i) + 1;                                           \
+      }                                                                                    \
+      brackets &= brackets - 1;                                                            \
+    }                                                                                      \
+  }                                                                                        \
+  return kIncomplete;
+
+#ifdef CPROF_SCAN_AVX2
+__attribute__((target("avx2"))) size_t FindCompositeEndAvx2(const char* p, size_t len) {
+  CPROF_FIND_COMPOSITE_END(ClassifyAvx2)
+}
+#endif
+
 }  // namespace
 
 size_t FindCompositeEnd(const char* p, size_t len) {
-  uint64_t escape_carry = 0;
-  uint64_t in_string_carry = 0;  // all ones if the previous block ended inside a string
-  int64_t depth = 0;
-  for (size_t off = 0; off < len; off += 64) {
-    const BlockMasks m = Classify(p + off);
-    const size_t avail = len - off;
-    const uint64_t valid = avail >= 64 ? ~uint64_t{0} : (uint64_t{1} << avail) - 1;
-    const uint64_t escaped = FindEscaped(m.backslash, escape_carry);
-    const uint64_t in_string = PrefixXor(m.quote & ~escaped) ^ in_string_carry;
-    in_string_carry = uint64_t(int64_t(in_string) >> 63);
-    uint64_t brackets = (m.open | m.close) & ~in_string & valid;
-    while (brackets) {
-      const int i = __builtin_ctzll(brackets);
-      if ((m.open >> i) & 1) {
-        ++depth;
-      } else if (--depth == 0) {
-        return off + static_cast<size_t>(i) + 1;
-      }
-      brackets &= brackets - 1;
-    }
-  }
-  return kIncomplete;
+#ifdef CPROF_SCAN_AVX2
+  static const bool kAvx2 = __builtin_cpu_supports("avx2");
+  if (kAvx2) return FindCompositeEndAvx2(p, len);
+#endif
+  return internal::FindCompositeEndPortable(p, len);
 }
 
 size_t FindStringEnd(const char* p, size_t len) {
@@ -122,6 +161,8 @@ size_t FindStringEnd(const char* p, size_t len) {
 }
 
 namespace internal {
+
+size_t FindCompositeEndPortable(const char* p, size_t len) { CPROF_FIND_COMPOSITE_END(Classify) }
 
 size_t FindCompositeEndScalar(const char* p, size_t len) {
   int64_t depth = 0;

@@ -28,8 +28,10 @@ size_t FindCompositeEnd(const char* p, size_t len);
 size_t FindStringEnd(const char* p, size_t len);
 
 namespace internal {
-// The SIMD-free reference of FindCompositeEnd, used by tests to check the block scanner.
+// The SIMD-free reference of FindCompositeEnd, used by tests to check the block scanners.
 size_t FindCompositeEndScalar(const char* p, size_t len);
+// The SSE2 (or plain C++) block scanner; FindCompositeEnd uses AVX2 instead where the CPU has it.
+size_t FindCompositeEndPortable(const char* p, size_t len);
 }  // namespace internal
 
 }  // namespace cprof::json
