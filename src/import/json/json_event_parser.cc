@@ -2,6 +2,7 @@
 // On-Demand API (top_level_value.cc uses its DOM API for the few top-level members).
 #include "import/json/json_event_parser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -404,8 +405,83 @@ struct Reader {
 
 }  // namespace
 
+// Parses the events of one chunk. Runs of events are parsed as one document (one simdjson
+// iterate per run instead of per event): the separator bytes just before the first and just
+// after the last event of a run are overwritten with '[' and ']' for the call, and restored.
+// A run that fails is parsed again event by event, which names the failing event exactly.
 struct JsonEventParser::Impl {
   od::parser parser;
+
+  static constexpr size_t kRunEvents = 256;
+  static constexpr size_t kRunBytes = 64 << 10;
+
+  // Reads the fields of one event object into a new record. False on a JSON error (r.error).
+  static bool ReadObject(od::object& obj, Reader& r) {
+    for (auto f : obj) {
+      od::field field;
+      if ((r.error = std::move(f).get(field)) || !r.Field(field)) return false;
+    }
+    return true;
+  }
+
+  static JsonEvent& NewEvent(ParsedBatch* out, const Chunk& chunk, const EventSpan& span, uint64_t index) {
+    JsonEvent& ev = out->events.emplace_back();
+    ev.index = index;
+    ev.offset = chunk.stream_offset() + span.begin;
+    return ev;
+  }
+
+  simdjson::error_code ParseOne(const Chunk& chunk, const EventSpan& span, uint64_t index, ParsedBatch* out) {
+    JsonEvent& ev = NewEvent(out, chunk, span, index);
+    Reader r{out, &ev};
+    od::document doc;
+    od::object obj;
+    r.error = parser.iterate(chunk.data() + span.begin, span.size, chunk.capacity() - span.begin).get(doc);
+    if (!r.error) r.error = doc.get_object().get(obj);
+    if (!r.error) ReadObject(obj, r);
+    return r.error;
+  }
+
+  // Events [first, last) of the chunk as one array document; false if anything fails (the
+  // records added are then removed again).
+  bool ParseRun(Chunk& chunk, const std::vector<EventSpan>& spans, size_t first, size_t last, uint64_t index,
+                ParsedBatch* out) {
+    const size_t events_before = out->events.size(), args_before = out->args.size();
+    char* data = chunk.data();
+    const uint64_t open = spans[first].begin - 1, close = spans[last - 1].begin + spans[last - 1].size;
+    const char saved_open = data[open], saved_close = data[close];
+    data[open] = '[';
+    data[close] = ']';
+    bool ok = true;
+    od::document doc;
+    od::array array;
+    if (parser.iterate(data + open, close + 1 - open, chunk.capacity() - open).get(doc) || doc.get_array().get(array)) {
+      ok = false;
+    }
+    size_t i = first;
+    if (ok) {
+      for (auto element : array) {
+        od::object obj;
+        if (i == last || std::move(element).get_object().get(obj)) {
+          ok = false;
+          break;
+        }
+        JsonEvent& ev = NewEvent(out, chunk, spans[i], index + (i - first));
+        Reader r{out, &ev};
+        if (!ReadObject(obj, r)) {
+          ok = false;
+          break;
+        }
+        ++i;
+      }
+    }
+    data[open] = saved_open;
+    data[close] = saved_close;
+    if (ok && i == last) return true;
+    out->events.resize(events_before);
+    out->args.resize(args_before);
+    return false;
+  }
 };
 
 JsonEventParser::JsonEventParser() : impl_(std::make_unique<Impl>()) {}
@@ -426,30 +502,30 @@ Status JsonEventParser::Parse(const SplitBatch& split, std::string_view path, bo
     out->args.reserve(split.chunk->size() / 32);
     AdviseHugePages(out->args.data(), out->args.capacity() * sizeof(JsonArg));
   }
-  const Chunk& chunk = *split.chunk;
-  uint64_t index = split.first_event_index;
-  for (const EventSpan& span : split.events) {
-    JsonEvent& ev = out->events.emplace_back();
-    ev.index = index++;
-    ev.offset = chunk.stream_offset() + span.begin;
-    Reader r{out, &ev};
-    od::document doc;
-    od::object obj;
-    r.error = impl_->parser.iterate(chunk.data() + span.begin, span.size, chunk.capacity() - span.begin).get(doc);
-    if (!r.error) r.error = doc.get_object().get(obj);
-    if (!r.error) {
-      for (auto f : obj) {
-        od::field field;
-        if ((r.error = std::move(f).get(field)) || !r.Field(field)) break;
-      }
+  // The batch owns its chunk; runs write two separator bytes and put them back.
+  Chunk& chunk = const_cast<Chunk&>(*split.chunk);
+  const std::vector<EventSpan>& spans = split.events;
+  for (size_t i = 0; i < spans.size();) {
+    size_t end = i;
+    if (spans[i].begin > 0) {
+      size_t bytes = 0;
+      while (end < spans.size() && end - i < Impl::kRunEvents && bytes < Impl::kRunBytes) bytes += spans[end++].size;
     }
-    if (r.error) {
-      const uint64_t offset = ev.offset, failed = ev.index;
-      out->events.pop_back();
-      return InvalidInput("{}: invalid trace JSON at {} (event #{}): {}", path,
-                          compressed ? fmt::format("byte {} of the decompressed data", offset)
-                                     : fmt::format("byte {}", offset),
-                          failed, simdjson::error_message(r.error));
+    if (end - i > 1 && impl_->ParseRun(chunk, spans, i, end, split.first_event_index + i, out)) {
+      i = end;
+      continue;
+    }
+    // One by one: the first event of a chunk (no separator byte before it), or a run that failed.
+    for (const size_t stop = std::max(end, i + 1); i < stop; ++i) {
+      const uint64_t index = split.first_event_index + i;
+      if (simdjson::error_code error = impl_->ParseOne(chunk, spans[i], index, out)) {
+        const uint64_t offset = chunk.stream_offset() + spans[i].begin;
+        out->events.pop_back();
+        return InvalidInput("{}: invalid trace JSON at {} (event #{}): {}", path,
+                            compressed ? fmt::format("byte {} of the decompressed data", offset)
+                                       : fmt::format("byte {}", offset),
+                            index, simdjson::error_message(error));
+      }
     }
   }
   return Status::Ok();
