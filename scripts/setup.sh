@@ -18,7 +18,13 @@ packages=(
   libtorch-dev
   # reference implementations our tests and benchmarks compare against
   python3-scipy python3-optuna python3-pandas
+  # the HTML report is tested in a real browser (playwright-core drives Debian's chromium)
+  chromium
 )
+# The report's front end (web/) is bundled with npm at build time. A Node.js that is already
+# installed (e.g. NodeSource's, which bundles npm) is kept; Debian's packages fill the gap.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,902 @@
+// The timeline: a canvas renderer of every track with level of detail, zoom and pan (mouse,
+// wheel, W/A/S/D), search, selection, flow arrows and finding markers.
+//
+// Why a custom canvas renderer rather than a charting library: a trace holds up to millions of
+// slices; SVG/DOM-based libraries create one node per item and stall long before that, and the
+// canvas flame-chart libraries on npm draw every item each frame. Here each lane is drawn with one
+// binary search per pixel column when zoomed out (see drawLane), so a frame costs
+// O(visible pixels x visible lanes x log n) whatever the trace size; bench/run_visualize_bench.sh
+// measures the panning frame rate on a 1M-slice trace in Chromium.
+
+import type { Finding, TraceData } from "../data/trace_data";
+import { clear, el, fitCanvas } from "../util/dom";
+import { colorForName, FINDING_COLORS } from "../util/color";
+import { formatDuration, formatTimeTick, niceStep } from "../util/format";
+import { Lanes } from "./lanes";
+import { LANE_HEIGHT, TrackLayout, type Row } from "./track_layout";
+
+const GUTTER = 230;
+const AXIS_HEIGHT = 24;
+const MARKER_HEIGHT = 16;
+const TOP = AXIS_HEIGHT + MARKER_HEIGHT;
+const MIN_SPAN_NS = 10;
+const CHAR_WIDTH = 6.2;
+
+export interface FrameStats {
+  frames: number;
+  elapsed_ms: number;
+  fps: number;
+  mean_draw_ms: number;
+  p95_draw_ms: number;
+  max_draw_ms: number;
+}
+
+interface Marker {
+  t: number;
+  finding: number;
+  evidence: number;
+}
+
+export class TimelineView {
+  readonly element: HTMLElement;
+  readonly layout: TrackLayout;
+  private readonly lanes: Lanes;
+  private readonly canvas: HTMLCanvasElement;
+  private readonly tooltip: HTMLElement;
+  private readonly searchInfo: HTMLElement;
+  private readonly searchBox: HTMLInputElement;
+  private width = 0;
+  private height = 0;
+  private viewStart: number;
+  private viewEnd: number;
+  private scrollY = 0;
+  private selected = -1;
+  private flashUntil = 0;
+  private matchName: Uint8Array | null = null;
+  private matches: number[] = [];
+  private matchPos = -1;
+  private showAllFlows = false;
+  private flowsByOut: Uint32Array | null = null;
+  private flowsByIn: Uint32Array | null = null;
+  private markers: Marker[] = [];
+  private readonly keys = new Set<string>();
+  private mouseX = -1;
+  private mouseY = -1;
+  private drag: { x: number; y: number; start: number; end: number; scroll: number; moved: boolean } | null = null;
+  private redrawPending = false;
+  private animating = false;
+  private lastAnimTime = 0;
+  private active = false;
+  private stats: { start: number; draws: number[] } | null = null;
+
+  onSelect: (slice: number) => void = () => {};
+
+  constructor(private readonly data: TraceData) {
+    this.lanes = new Lanes(data);
+    this.layout = new TrackLayout(data, this.lanes);
+    const h = data.header;
+    const span = Math.max(h.range_end_ns - h.range_start_ns, 1000);
+    this.viewStart = h.range_start_ns - span * 0.01;
+    this.viewEnd = h.range_start_ns + span * 1.01;
+    data.header.findings.forEach((f, fi) =>
+      f.evidence.forEach((e, ei) => {
+        if (e.ts_ns !== null) this.markers.push({ t: e.ts_ns, finding: fi, evidence: ei });
+      }),
+    );
+
+    this.searchBox = el("input", {
+      type: "search", placeholder: "Search slices by name (Enter: next)", class: "search", "aria-label": "search",
+    });
+    this.searchInfo = el("span", { class: "search-info" });
+    const flowsToggle = el("input", { type: "checkbox", id: "all-flows" });
+    flowsToggle.addEventListener("change", () => {
+      this.showAllFlows = flowsToggle.checked;
+      this.requestRedraw();
+    });
+    const toolbar = el("div", { class: "toolbar" },
+      this.searchBox, this.searchInfo,
+      el("label", { class: "toggle" }, flowsToggle, " all flows in view"),
+      el("span", { class: "hint" }, "W/S zoom · A/D pan · drag to pan · Ctrl+wheel zoom · click for details"),
+    );
+    this.canvas = el("canvas", { class: "timeline-canvas", tabindex: 0 });
+    this.tooltip = el("div", { class: "tooltip", role: "tooltip" });
+    const stage = el("div", { class: "timeline-stage" }, this.canvas, this.tooltip);
+    this.element = el("div", { class: "timeline" }, toolbar, stage);
+    this.element.dataset.trackCount = String(this.layout.trackCount());
+
+    this.searchBox.addEventListener("input", () => this.setSearch(this.searchBox.value));
+    this.searchBox.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") this.nextMatch(ev.shiftKey ? -1 : 1);
+      if (ev.key === "Escape") this.searchBox.blur();
+    });
+    this.installMouse();
+    window.addEventListener("keydown", (ev) => this.onKey(ev, true));
+    window.addEventListener("keyup", (ev) => this.onKey(ev, false));
+    window.addEventListener("blur", () => this.keys.clear());
+    new ResizeObserver(() => this.requestRedraw()).observe(stage);
+  }
+
+  setActive(active: boolean): void {
+    this.active = active;
+    if (active) this.requestRedraw();
+    else this.keys.clear();
+  }
+
+  // ---- public navigation -------------------------------------------------------------------
+
+  visibleRange(): [number, number] {
+    return [this.viewStart, this.viewEnd];
+  }
+
+  setRange(start: number, end: number): void {
+    const span = Math.max(MIN_SPAN_NS, end - start);
+    const h = this.data.header;
+    const full = Math.max(h.range_end_ns - h.range_start_ns, 1000) * 1.5;
+    const s = Math.min(span, full);
+    const mid = (start + end) / 2;
+    this.viewStart = mid - s / 2;
+    this.viewEnd = mid + s / 2;
+    this.requestRedraw();
+  }
+
+  panBy(fraction: number): void {
+    const d = (this.viewEnd - this.viewStart) * fraction;
+    this.viewStart += d;
+    this.viewEnd += d;
+    this.requestRedraw();
+  }
+
+  zoomBy(factor: number, anchorX?: number): void {
+    const w = this.width - GUTTER;
+    const ax = anchorX !== undefined && anchorX >= GUTTER ? (anchorX - GUTTER) / Math.max(1, w) : 0.5;
+    const t = this.viewStart + (this.viewEnd - this.viewStart) * ax;
+    const span = (this.viewEnd - this.viewStart) * factor;
+    this.setRange(t - span * ax, t - span * ax + span);
+  }
+
+  selectedSlice(): number {
+    return this.selected;
+  }
+
+  select(slice: number, reveal: boolean): void {
+    this.selected = slice;
+    if (slice >= 0 && reveal) this.reveal(slice);
+    this.onSelect(slice);
+    this.requestRedraw();
+  }
+
+  // Zooms so that the slice fills the middle of the view, expands its group and scrolls to it.
+  reveal(slice: number): void {
+    const s = this.data.slices;
+    const dur = Math.max(s.dur[slice], MIN_SPAN_NS);
+    this.setRange(s.ts[slice] - dur * 0.75, s.ts[slice] + dur * 1.75);
+    this.revealTrack(s.track[slice], s.depth[slice]);
+    this.flashUntil = performance.now() + 1200;
+  }
+
+  revealTrack(track: number, depth = 0): void {
+    const g = this.layout.groupOf(track);
+    if (g && g.collapsed) {
+      g.collapsed = false;
+      this.layout.relayout();
+    }
+    const row = this.layout.rowOf(track);
+    if (!row) return;
+    const y = row.y + depth * LANE_HEIGHT;
+    const viewH = this.height - TOP;
+    if (y < this.scrollY || y + LANE_HEIGHT > this.scrollY + viewH) {
+      this.scrollY = Math.max(0, y - viewH / 3);
+    }
+    this.clampScroll();
+    this.requestRedraw();
+  }
+
+  jumpToEvidence(finding: number, evidence: number): void {
+    const e = this.data.header.findings[finding]?.evidence[evidence];
+    if (!e) return;
+    if (e.slice !== null && e.slice >= 0 && e.slice < this.data.slices.n) {
+      this.select(e.slice, true);
+      return;
+    }
+    if (e.ts_ns !== null) {
+      const dur = Math.max(e.dur_ns ?? 0, 1000);
+      this.setRange(e.ts_ns - dur, e.ts_ns + dur * 2);
+    }
+    if (e.track !== null) this.revealTrack(e.track);
+    this.flashUntil = performance.now() + 1200;
+    this.requestRedraw();
+  }
+
+  // ---- search ------------------------------------------------------------------------------
+
+  setSearch(query: string): number {
+    if (this.searchBox.value !== query) this.searchBox.value = query;
+    const q = query.trim().toLowerCase();
+    this.matches = [];
+    this.matchPos = -1;
+    if (!q) {
+      this.matchName = null;
+      this.searchInfo.textContent = "";
+      this.requestRedraw();
+      return 0;
+    }
+    const strings = this.data.strings;
+    const m = new Uint8Array(strings.length);
+    for (let i = 0; i < strings.length; i++) m[i] = strings[i].toLowerCase().includes(q) ? 1 : 0;
+    this.matchName = m;
+    const s = this.data.slices;
+    for (let i = 0; i < s.n; i++) if (m[s.name[i]]) this.matches.push(i);
+    this.matches.sort((a, b) => s.ts[a] - s.ts[b]);
+    this.searchInfo.textContent = `${this.matches.length.toLocaleString("en-US")} matches`;
+    this.requestRedraw();
+    return this.matches.length;
+  }
+
+  searchMatches(): number[] {
+    return this.matches;
+  }
+
+  nextMatch(dir: number): number {
+    if (this.matches.length === 0) return -1;
+    this.matchPos = (this.matchPos + dir + this.matches.length) % this.matches.length;
+    const slice = this.matches[this.matchPos];
+    this.searchInfo.textContent = `${this.matchPos + 1} of ${this.matches.length.toLocaleString("en-US")}`;
+    this.select(slice, true);
+    return slice;
+  }
+
+  // ---- frame statistics (the fps benchmark reads these) -------------------------------------
+
+  startFrameStats(): void {
+    this.stats = { start: performance.now(), draws: [] };
+  }
+
+  stopFrameStats(): FrameStats {
+    const st = this.stats ?? { start: performance.now(), draws: [] };
+    this.stats = null;
+    const elapsed = performance.now() - st.start;
+    const sorted = st.draws.slice().sort((a, b) => a - b);
+    const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
+    return {
+      frames: sorted.length,
+      elapsed_ms: elapsed,
+      fps: (sorted.length * 1000) / Math.max(1, elapsed),
+      mean_draw_ms: mean,
+      p95_draw_ms: sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))] : 0,
+      max_draw_ms: sorted.length ? sorted[sorted.length - 1] : 0,
+    };
+  }
+
+  // Screen position (CSS px, relative to the canvas) of a slice's centre, or null if off screen.
+  slicePosition(slice: number): { x: number; y: number } | null {
+    const s = this.data.slices;
+    const row = this.layout.rowOf(s.track[slice]);
+    if (!row || this.layout.groups[row.group].collapsed) return null;
+    const x0 = Math.max(GUTTER, this.timeToX(s.ts[slice]));
+    const x1 = Math.min(this.width, this.timeToX(s.ts[slice] + s.dur[slice]));
+    const y = TOP + row.y - this.scrollY + s.depth[slice] * LANE_HEIGHT + LANE_HEIGHT / 2;
+    if (x1 < GUTTER || x0 > this.width || y < TOP || y > this.height) return null;
+    return { x: (x0 + Math.max(x0, x1)) / 2, y };
+  }
+
+  markerPosition(finding: number, evidence: number): { x: number; y: number } | null {
+    const m = this.markers.find((k) => k.finding === finding && k.evidence === evidence);
+    if (!m) return null;
+    const x = this.timeToX(m.t);
+    if (x < GUTTER || x > this.width) return null;
+    return { x, y: AXIS_HEIGHT + MARKER_HEIGHT / 2 };
+  }
+
+  // ---- coordinates -------------------------------------------------------------------------
+
+  private timeToX(t: number): number {
+    return GUTTER + ((t - this.viewStart) * (this.width - GUTTER)) / (this.viewEnd - this.viewStart);
+  }
+
+  private xToTime(x: number): number {
+    return this.viewStart + ((x - GUTTER) * (this.viewEnd - this.viewStart)) / Math.max(1, this.width - GUTTER);
+  }
+
+  private clampScroll(): void {
+    const max = Math.max(0, this.layout.contentHeight - (this.height - TOP) + 20);
+    this.scrollY = Math.min(Math.max(0, this.scrollY), max);
+  }
+
+  // ---- input -------------------------------------------------------------------------------
+
+  private installMouse(): void {
+    const c = this.canvas;
+    c.addEventListener("mousedown", (ev) => {
+      c.focus();
+      this.drag = { x: ev.offsetX, y: ev.offsetY, start: this.viewStart, end: this.viewEnd, scroll: this.scrollY, moved: false };
+    });
+    window.addEventListener("mousemove", (ev) => {
+      const rect = c.getBoundingClientRect();
+      this.mouseX = ev.clientX - rect.left;
+      this.mouseY = ev.clientY - rect.top;
+      const d = this.drag;
+      if (d) {
+        const dx = this.mouseX - d.x;
+        const dy = this.mouseY - d.y;
+        if (Math.abs(dx) + Math.abs(dy) > 3) d.moved = true;
+        if (d.moved) {
+          const dt = (dx * (d.end - d.start)) / Math.max(1, this.width - GUTTER);
+          this.viewStart = d.start - dt;
+          this.viewEnd = d.end - dt;
+          this.scrollY = d.scroll - dy;
+          this.clampScroll();
+          this.hideTooltip();
+          this.requestRedraw();
+        }
+      } else if (ev.target === c) {
+        this.updateTooltip();
+      }
+    });
+    window.addEventListener("mouseup", () => {
+      const d = this.drag;
+      this.drag = null;
+      if (d && !d.moved) this.click(d.x, d.y);
+    });
+    c.addEventListener("mouseleave", () => this.hideTooltip());
+    c.addEventListener(
+      "wheel",
+      (ev) => {
+        ev.preventDefault();
+        const scale = ev.deltaMode === 1 ? 16 : ev.deltaMode === 2 ? this.height : 1;
+        const dx = ev.deltaX * scale;
+        const dy = ev.deltaY * scale;
+        if (ev.ctrlKey || ev.metaKey) {
+          this.zoomBy(Math.exp(dy * 0.002), ev.offsetX);
+        } else if (ev.shiftKey || Math.abs(dx) > Math.abs(dy)) {
+          this.panBy((ev.shiftKey ? dy : dx) / Math.max(1, this.width - GUTTER));
+        } else {
+          this.scrollY += dy;
+          this.clampScroll();
+          this.requestRedraw();
+        }
+      },
+      { passive: false },
+    );
+  }
+
+  private onKey(ev: KeyboardEvent, down: boolean): void {
+    if (!this.active) return;
+    const target = ev.target as HTMLElement | null;
+    if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return;
+    const k = ev.key.toLowerCase();
+    if (["w", "a", "s", "d"].includes(k)) {
+      ev.preventDefault();
+      if (down) this.keys.add(k);
+      else this.keys.delete(k);
+      if (down && !this.animating) {
+        this.animating = true;
+        this.lastAnimTime = performance.now();
+        this.requestRedraw();
+      }
+    } else if (down && k === "escape") {
+      this.select(-1, false);
+    } else if (down && k === "f" && this.selected >= 0) {
+      this.reveal(this.selected);
+    } else if (down && k === "/") {
+      ev.preventDefault();
+      this.searchBox.focus();
+    }
+  }
+
+  // Applies held W/A/S/D keys, scaled by the time since the last frame.
+  private animate(now: number): void {
+    const dt = Math.min(100, now - this.lastAnimTime) / 16.7;
+    this.lastAnimTime = now;
+    if (this.keys.size === 0) {
+      this.animating = false;
+      return;
+    }
+    const anchor = this.mouseX >= GUTTER && this.mouseX <= this.width ? this.mouseX : undefined;
+    if (this.keys.has("w")) this.zoomBy(Math.pow(0.92, dt), anchor);
+    if (this.keys.has("s")) this.zoomBy(Math.pow(1 / 0.92, dt), anchor);
+    if (this.keys.has("a")) this.panBy(-0.02 * dt);
+    if (this.keys.has("d")) this.panBy(0.02 * dt);
+  }
+
+  private click(x: number, y: number): void {
+    if (y < TOP && y >= AXIS_HEIGHT) {
+      const m = this.markerAt(x);
+      if (m) this.jumpToEvidence(m.finding, m.evidence);
+      return;
+    }
+    if (y < TOP) return;
+    const row = this.layout.rowAt(y - TOP + this.scrollY);
+    if (row && row.kind === "header") {
+      const g = this.layout.groups[row.group];
+      g.collapsed = !g.collapsed;
+      this.layout.relayout();
+      this.clampScroll();
+      this.requestRedraw();
+      return;
+    }
+    if (x < GUTTER) return;
+    this.select(this.sliceAt(x, y), false);
+  }
+
+  private markerAt(x: number): Marker | undefined {
+    let best: Marker | undefined;
+    let bestD = 7;
+    for (const m of this.markers) {
+      const d = Math.abs(this.timeToX(m.t) - x);
+      if (d < bestD) {
+        best = m;
+        bestD = d;
+      }
+    }
+    return best;
+  }
+
+  sliceAt(x: number, y: number): number {
+    if (x < GUTTER || y < TOP) return -1;
+    const cy = y - TOP + this.scrollY;
+    const row = this.layout.rowAt(cy);
+    if (!row || row.kind !== "slices") return -1;
+    const depth = Math.floor((cy - row.y) / LANE_HEIGHT);
+    if (depth < 0 || depth >= this.lanes.depthCount[row.track]) return -1;
+    const l = this.lanes.firstLane[row.track] + depth;
+    const slack = (3 * (this.viewEnd - this.viewStart)) / Math.max(1, this.width - GUTTER);
+    return this.lanes.hit(this.data, l, this.xToTime(x), slack);
+  }
+
+  private updateTooltip(): void {
+    const x = this.mouseX;
+    const y = this.mouseY;
+    if (y < AXIS_HEIGHT || x < 0) return this.hideTooltip();
+    let lines: string[] = [];
+    if (y < TOP) {
+      const m = this.markerAt(x);
+      if (m) {
+        const f = this.data.header.findings[m.finding];
+        const e = f.evidence[m.evidence];
+        lines = [`Finding: ${f.title}`, `Evidence: ${e.name}`, "click to jump to it"];
+      }
+    } else {
+      const s = this.sliceAt(x, y);
+      if (s >= 0) {
+        lines = [this.data.strings[this.data.slices.name[s]], formatDuration(this.data.slices.dur[s])];
+      } else {
+        const row = this.layout.rowAt(y - TOP + this.scrollY);
+        if (row && row.kind === "counter") lines = this.counterTooltip(row, x);
+      }
+    }
+    if (lines.length === 0) return this.hideTooltip();
+    clear(this.tooltip);
+    for (const l of lines) this.tooltip.appendChild(el("div", {}, l));
+    this.tooltip.style.display = "block";
+    this.tooltip.style.left = `${Math.min(x + 12, this.width - 260)}px`;
+    this.tooltip.style.top = `${y + 14}px`;
+  }
+
+  private counterTooltip(row: Row, x: number): string[] {
+    const c = this.data.counters[this.layout.counterOf.get(row.track) ?? -1];
+    if (!c || c.ts.length === 0) return [];
+    const t = this.xToTime(x);
+    let lo = 0;
+    let hi = c.ts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (c.ts[mid] <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === 0) return [];
+    const unit = this.data.strings[this.data.tracks.unit[row.track]];
+    return [row.label, `${c.value[lo - 1].toLocaleString("en-US")}${unit ? " " + unit : ""}`];
+  }
+
+  private hideTooltip(): void {
+    this.tooltip.style.display = "none";
+  }
+
+  // ---- drawing -----------------------------------------------------------------------------
+
+  requestRedraw(): void {
+    if (this.redrawPending || !this.active) return;
+    this.redrawPending = true;
+    requestAnimationFrame((now) => {
+      this.redrawPending = false;
+      if (this.animating) this.animate(now);
+      const t0 = performance.now();
+      this.draw();
+      if (this.stats) this.stats.draws.push(performance.now() - t0);
+      if (this.animating || performance.now() < this.flashUntil) this.requestRedraw();
+    });
+  }
+
+  private draw(): void {
+    const stage = this.canvas.parentElement as HTMLElement;
+    const w = stage.clientWidth;
+    const h = stage.clientHeight;
+    if (w === 0 || h === 0) return;
+    this.width = w;
+    this.height = h;
+    this.clampScroll();
+    const ctx = fitCanvas(this.canvas, w, h);
+    ctx.fillStyle = "#ffffff";
+    ctx.fillRect(0, 0, w, h);
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(GUTTER, TOP, w - GUTTER, h - TOP);
+    ctx.clip();
+    this.drawGridLines(ctx);
+    const rows = this.layout.rows;
+    for (let r = this.layout.firstVisible(this.scrollY); r < rows.length; r++) {
+      const row = rows[r];
+      const y = TOP + row.y - this.scrollY;
+      if (y > h) break;
+      if (row.kind === "header") {
+        ctx.fillStyle = "#eef1f5";
+        ctx.fillRect(GUTTER, y, w - GUTTER, row.height);
+      } else if (row.kind === "slices") {
+        this.drawSliceTrack(ctx, row, y);
+      } else {
+        this.drawCounter(ctx, row, y);
+      }
+    }
+    this.drawFlows(ctx);
+    this.drawSelection(ctx);
+    ctx.restore();
+
+    this.drawGutter(ctx);
+    this.drawAxis(ctx);
+    this.drawScrollbar(ctx);
+  }
+
+  private tickStep(): number {
+    return niceStep(this.viewEnd - this.viewStart, Math.max(2, (this.width - GUTTER) / 110));
+  }
+
+  private drawGridLines(ctx: CanvasRenderingContext2D): void {
+    const step = this.tickStep();
+    ctx.strokeStyle = "#f0f0f0";
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let t = Math.ceil(this.viewStart / step) * step; t < this.viewEnd; t += step) {
+      const x = Math.round(this.timeToX(t)) + 0.5;
+      ctx.moveTo(x, TOP);
+      ctx.lineTo(x, this.height);
+    }
+    ctx.stroke();
+  }
+
+  private drawSliceTrack(ctx: CanvasRenderingContext2D, row: Row, y: number): void {
+    const depthCount = this.lanes.depthCount[row.track];
+    const first = this.lanes.firstLane[row.track];
+    for (let d = 0; d < depthCount; d++) {
+      const ly = y + d * LANE_HEIGHT;
+      if (ly + LANE_HEIGHT < TOP) continue;
+      if (ly > this.height) break;
+      this.drawLane(ctx, first + d, ly);
+    }
+  }
+
+  // Draws one lane. Slices wider than a pixel are drawn one by one (with a label when there is
+  // room); runs of sub-pixel slices are merged into one mark per pixel column and skipped with a
+  // binary search, so the cost per lane is bounded by the canvas width, not the slice count.
+  private drawLane(ctx: CanvasRenderingContext2D, lane: number, y: number): void {
+    const L = this.lanes;
+    const s = this.data.slices;
+    const strings = this.data.strings;
+    const lo = L.laneBegin[lane];
+    const hi = L.laneBegin[lane + 1];
+    const t0 = this.viewStart;
+    const t1 = this.viewEnd;
+    const scale = (this.width - GUTTER) / (t1 - t0);
+    const match = this.matchName;
+    const h = LANE_HEIGHT - 1;
+    let k = L.lowerBound(t0 - L.laneMaxDur[lane], lo, hi);
+    while (k < hi) {
+      const i = L.laneSlices[k];
+      const st = L.laneStarts[k];
+      if (st >= t1) break;
+      const x0 = GUTTER + (st - t0) * scale;
+      const x1 = x0 + s.dur[i] * scale;
+      if (x1 < GUTTER) {
+        k++;
+        continue;
+      }
+      const faded = match !== null && match[s.name[i]] === 0;
+      if (x1 - x0 >= 1) {
+        const cx0 = Math.max(x0, GUTTER - 1);
+        const cx1 = Math.min(x1, this.width + 1);
+        ctx.fillStyle = faded ? "#dddddd" : colorForName(s.name[i], strings);
+        ctx.fillRect(cx0, y, Math.max(1, cx1 - cx0 - (cx1 - cx0 > 3 ? 0.5 : 0)), h);
+        const room = cx1 - cx0 - 6;
+        if (room > 3 * CHAR_WIDTH) {
+          const name = strings[s.name[i]];
+          const chars = Math.floor(room / CHAR_WIDTH);
+          const text = name.length > chars ? name.slice(0, Math.max(1, chars - 1)) + "…" : name;
+          ctx.fillStyle = faded ? "#999999" : "#111111";
+          ctx.fillText(text, cx0 + 3, y + h / 2 + 0.5);
+        }
+        k++;
+        continue;
+      }
+      // Sub-pixel: merge everything that starts in this pixel column.
+      const px = Math.floor(x0);
+      const tNext = t0 + (px + 1 - GUTTER) / scale;
+      const kk = L.lowerBound(tNext, k + 1, hi);
+      const last = kk - 1;
+      ctx.fillStyle = faded ? "#dddddd" : colorForName(s.name[i], strings);
+      if (last === k) {
+        ctx.fillRect(px, y, 1, h);
+        k = kk;
+        continue;
+      }
+      const li = L.laneSlices[last];
+      const lx0 = GUTTER + (L.laneStarts[last] - t0) * scale;
+      const lx1 = lx0 + s.dur[li] * scale;
+      if (lx1 - lx0 >= 1) {
+        ctx.fillRect(px, y, 1, h);
+        k = last; // wide: drawn on its own next
+      } else {
+        ctx.fillRect(px, y, Math.max(1, Math.ceil(lx1) - px), h);
+        k = kk;
+      }
+    }
+  }
+
+  private drawCounter(ctx: CanvasRenderingContext2D, row: Row, y: number): void {
+    const c = this.data.counters[this.layout.counterOf.get(row.track) ?? -1];
+    if (!c || c.ts.length === 0) return;
+    const h = row.height - 4;
+    const base = y + row.height - 2;
+    const lo = Math.min(0, c.min);
+    const range = c.max - lo || 1;
+    const yOf = (v: number) => base - ((v - lo) / range) * h;
+    let k = 0;
+    let a = 0;
+    let b = c.ts.length;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (c.ts[mid] <= this.viewStart) a = mid + 1;
+      else b = mid;
+    }
+    k = Math.max(0, a - 1);
+    ctx.fillStyle = "rgba(70,130,180,0.45)";
+    ctx.strokeStyle = "rgb(70,130,180)";
+    ctx.beginPath();
+    let x = Math.max(GUTTER, this.timeToX(c.ts[k]));
+    ctx.moveTo(x, base);
+    let pxMax = c.value[k];
+    let px = Math.floor(x);
+    ctx.lineTo(x, yOf(pxMax));
+    for (k = k + 1; k < c.ts.length; k++) {
+      const nx = this.timeToX(c.ts[k]);
+      if (Math.floor(nx) === px) {
+        if (c.value[k] > pxMax) {
+          pxMax = c.value[k];
+          ctx.lineTo(nx, yOf(pxMax));
+        }
+        continue;
+      }
+      ctx.lineTo(nx, yOf(c.value[k - 1]));
+      ctx.lineTo(nx, yOf(c.value[k]));
+      pxMax = c.value[k];
+      px = Math.floor(nx);
+      x = nx;
+      if (nx > this.width) break;
+    }
+    const endX = Math.min(this.width, this.timeToX(this.data.header.range_end_ns));
+    if (endX > x) ctx.lineTo(endX, yOf(c.value[Math.min(k, c.ts.length) - 1]));
+    ctx.lineTo(Math.max(x, endX), base);
+    ctx.closePath();
+    ctx.fill();
+    ctx.stroke();
+  }
+
+  private ensureFlowIndex(): void {
+    if (this.flowsByOut) return;
+    const f = this.data.flows;
+    const idx = (col: Uint32Array) => {
+      const order = new Uint32Array(f.n);
+      for (let i = 0; i < f.n; i++) order[i] = i;
+      order.sort((a, b) => col[a] - col[b]);
+      return order;
+    };
+    this.flowsByOut = idx(f.out);
+    this.flowsByIn = idx(f.in);
+  }
+
+  // Flows that leave from or arrive at the slice.
+  flowsOf(slice: number): number[] {
+    this.ensureFlowIndex();
+    const f = this.data.flows;
+    const out: number[] = [];
+    const scan = (order: Uint32Array, col: Uint32Array) => {
+      let lo = 0;
+      let hi = order.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (col[order[mid]] < slice) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let k = lo; k < order.length && col[order[k]] === slice; k++) out.push(order[k]);
+    };
+    scan(this.flowsByOut!, f.out);
+    scan(this.flowsByIn!, f.in);
+    return out;
+  }
+
+  private drawFlows(ctx: CanvasRenderingContext2D): void {
+    const f = this.data.flows;
+    if (f.n === 0) return;
+    let list: number[] = [];
+    if (this.showAllFlows) {
+      const s = this.data.slices;
+      for (let i = 0; i < f.n && list.length < 5000; i++) {
+        const a = f.out[i];
+        const b = f.in[i];
+        const inView = (x: number) => s.ts[x] <= this.viewEnd && s.ts[x] + s.dur[x] >= this.viewStart;
+        if (inView(a) || inView(b)) list.push(i);
+      }
+    }
+    if (this.selected >= 0) list = list.concat(this.flowsOf(this.selected));
+    if (list.length === 0) return;
+    const s = this.data.slices;
+    ctx.lineWidth = 1.2;
+    for (const i of list) {
+      const a = this.anchor(f.out[i], true);
+      const b = this.anchor(f.in[i], false);
+      if (!a || !b) continue;
+      const hot = f.out[i] === this.selected || f.in[i] === this.selected;
+      ctx.strokeStyle = hot ? "#d62728" : "rgba(60,60,60,0.55)";
+      ctx.fillStyle = ctx.strokeStyle;
+      ctx.beginPath();
+      ctx.moveTo(a.x, a.y);
+      const mx = (a.x + b.x) / 2;
+      ctx.bezierCurveTo(mx, a.y, mx, b.y, b.x, b.y);
+      ctx.stroke();
+      ctx.beginPath();
+      ctx.moveTo(b.x, b.y);
+      ctx.lineTo(b.x - 6, b.y - 3.5);
+      ctx.lineTo(b.x - 6, b.y + 3.5);
+      ctx.closePath();
+      ctx.fill();
+      void s;
+    }
+  }
+
+  // Where a flow attaches to a slice: the end of the source, the start of the destination.
+  private anchor(slice: number, isSource: boolean): { x: number; y: number } | null {
+    const s = this.data.slices;
+    const row = this.layout.rowOf(s.track[slice]);
+    if (!row) return null;
+    const g = this.layout.groups[row.group];
+    const t = isSource ? s.ts[slice] + s.dur[slice] : s.ts[slice];
+    const y = g.collapsed
+      ? TOP + this.layout.rows.find((r) => r.kind === "header" && r.group === row.group)!.y - this.scrollY + 11
+      : TOP + row.y - this.scrollY + s.depth[slice] * LANE_HEIGHT + LANE_HEIGHT / 2;
+    return { x: this.timeToX(t), y };
+  }
+
+  private drawSelection(ctx: CanvasRenderingContext2D): void {
+    if (this.selected < 0) return;
+    const s = this.data.slices;
+    const i = this.selected;
+    const row = this.layout.rowOf(s.track[i]);
+    if (!row || this.layout.groups[row.group].collapsed) return;
+    const x0 = this.timeToX(s.ts[i]);
+    const x1 = this.timeToX(s.ts[i] + s.dur[i]);
+    const y = TOP + row.y - this.scrollY + s.depth[i] * LANE_HEIGHT;
+    const flash = performance.now() < this.flashUntil && Math.floor(performance.now() / 200) % 2 === 0;
+    ctx.strokeStyle = flash ? "#ff00aa" : "#000000";
+    ctx.lineWidth = 2;
+    ctx.strokeRect(Math.max(GUTTER - 2, x0) - 1, y - 1, Math.max(3, Math.min(this.width + 4, x1) - Math.max(GUTTER - 2, x0)) + 2, LANE_HEIGHT + 1);
+  }
+
+  private drawGutter(ctx: CanvasRenderingContext2D): void {
+    const h = this.height;
+    ctx.fillStyle = "#fafbfc";
+    ctx.fillRect(0, TOP, GUTTER, h - TOP);
+    ctx.strokeStyle = "#d0d4da";
+    ctx.beginPath();
+    ctx.moveTo(GUTTER - 0.5, TOP);
+    ctx.lineTo(GUTTER - 0.5, h);
+    ctx.stroke();
+    const rows = this.layout.rows;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, TOP, GUTTER - 1, h - TOP);
+    ctx.clip();
+    for (let r = this.layout.firstVisible(this.scrollY); r < rows.length; r++) {
+      const row = rows[r];
+      const y = TOP + row.y - this.scrollY;
+      if (y > h) break;
+      const maxChars = Math.floor((GUTTER - 24 - row.indent * 12) / CHAR_WIDTH);
+      const label = row.label.length > maxChars ? row.label.slice(0, maxChars - 1) + "…" : row.label;
+      if (row.kind === "header") {
+        ctx.fillStyle = "#e4e8ee";
+        ctx.fillRect(0, y, GUTTER - 1, row.height);
+        ctx.fillStyle = "#1d2733";
+        ctx.font = "bold 11px system-ui, sans-serif";
+        const g = this.layout.groups[row.group];
+        ctx.fillText(`${g.collapsed ? "▸" : "▾"} ${label}`, 6, y + row.height / 2);
+        ctx.font = "11px system-ui, sans-serif";
+      } else {
+        ctx.fillStyle = "#333";
+        ctx.fillText(label, 8 + row.indent * 12, y + Math.min(row.height, LANE_HEIGHT) / 2);
+      }
+    }
+    ctx.restore();
+  }
+
+  private drawAxis(ctx: CanvasRenderingContext2D): void {
+    const w = this.width;
+    ctx.fillStyle = "#f7f8fa";
+    ctx.fillRect(0, 0, w, TOP);
+    ctx.strokeStyle = "#c8ccd2";
+    ctx.beginPath();
+    ctx.moveTo(0, TOP - 0.5);
+    ctx.lineTo(w, TOP - 0.5);
+    ctx.moveTo(0, AXIS_HEIGHT - 0.5);
+    ctx.lineTo(w, AXIS_HEIGHT - 0.5);
+    ctx.stroke();
+    const span = this.viewEnd - this.viewStart;
+    const step = this.tickStep();
+    ctx.fillStyle = "#333";
+    ctx.strokeStyle = "#888";
+    ctx.beginPath();
+    for (let t = Math.ceil(this.viewStart / step) * step; t < this.viewEnd; t += step) {
+      const x = Math.round(this.timeToX(t)) + 0.5;
+      if (x < GUTTER) continue;
+      ctx.moveTo(x, AXIS_HEIGHT - 6);
+      ctx.lineTo(x, AXIS_HEIGHT);
+      ctx.fillText(formatTimeTick(t, step), x + 3, AXIS_HEIGHT / 2 - 1);
+    }
+    ctx.stroke();
+    ctx.fillStyle = "#555";
+    ctx.fillText(`span ${formatDuration(span)}`, 8, AXIS_HEIGHT / 2);
+    ctx.fillText(`findings (${this.markers.length})`, 8, AXIS_HEIGHT + MARKER_HEIGHT / 2);
+
+    // Search hits as ticks along the axis.
+    if (this.matches.length > 0) {
+      ctx.fillStyle = "rgba(230,0,230,0.7)";
+      const s = this.data.slices;
+      let lastX = -1;
+      for (const i of this.matches) {
+        const x = Math.floor(this.timeToX(s.ts[i]));
+        if (x < GUTTER || x > w || x === lastX) continue;
+        ctx.fillRect(x, AXIS_HEIGHT - 4, 1, 4);
+        lastX = x;
+      }
+    }
+    // Finding markers.
+    for (const m of this.markers) {
+      const x = this.timeToX(m.t);
+      if (x < GUTTER - 6 || x > w + 6) continue;
+      ctx.fillStyle = FINDING_COLORS[m.finding % FINDING_COLORS.length];
+      ctx.beginPath();
+      ctx.moveTo(x, TOP - 2);
+      ctx.lineTo(x - 5, AXIS_HEIGHT + 3);
+      ctx.lineTo(x + 5, AXIS_HEIGHT + 3);
+      ctx.closePath();
+      ctx.fill();
+    }
+  }
+
+  private drawScrollbar(ctx: CanvasRenderingContext2D): void {
+    const viewH = this.height - TOP;
+    const total = this.layout.contentHeight;
+    if (total <= viewH) return;
+    const barH = Math.max(20, (viewH * viewH) / total);
+    const y = TOP + (this.scrollY / (total - viewH + 20)) * (viewH - barH);
+    ctx.fillStyle = "rgba(0,0,0,0.25)";
+    ctx.fillRect(this.width - 6, y, 4, barH);
+  }
+
+  findingsFor(slice: number): { finding: Finding; index: number }[] {
+    const out: { finding: Finding; index: number }[] = [];
+    this.data.header.findings.forEach((f, index) => {
+      if (f.evidence.some((e) => e.slice === slice)) out.push({ finding: f, index });
+    });
+    return out;
+  }
+}
