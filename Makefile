@@ -9,7 +9,9 @@ PYTHON ?= /usr/bin/python3
 CMAKE_FLAGS ?=
 CTEST_LABELS ?= unit|golden|browser|slow
 
-.PHONY: all setup configure build demo test bench format lint clean test-sanitize
+PREFIX ?= /usr/local
+
+.PHONY: all setup configure build demo test bench format lint clean test-sanitize install
 
 all: build
 
@@ -35,6 +37,10 @@ test-sanitize:
 
 bench: build
 	bench/run_benchmarks.sh $(BUILD_DIR)
+
+# cann-profiler and cann-auto-tune (the same program, `tune` implied) into $(PREFIX)/bin.
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i

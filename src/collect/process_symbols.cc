@@ -6,6 +6,7 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,6 +71,32 @@ bool LoadBias(const Mapping& m, uint64_t* bias) {
   return ok;
 }
 
+// The kernel's vDSO has no file; the one mapped into `trace` is the same code the target runs
+// (same kernel), so a copy of it serves for symbols and CFI. Written once, removed at exit.
+const std::string& VdsoImagePath() {
+  static const std::string path = [] {
+    auto base = getauxval(AT_SYSINFO_EHDR);
+    if (base == 0) return std::string();
+    const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
+    if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) return std::string();
+    size_t size = eh->e_shoff + static_cast<size_t>(eh->e_shnum) * eh->e_shentsize;
+    std::string dir = "/tmp/cprof-vdso-XXXXXX";
+    if (mkdtemp(dir.data()) == nullptr) return std::string();
+    std::string file = dir + "/[vdso]";
+    int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return std::string();
+    bool ok = write(fd, reinterpret_cast<const void*>(base), size) == static_cast<ssize_t>(size);
+    close(fd);
+    static std::string cleanup[2] = {file, dir};
+    std::atexit([] {
+      unlink(cleanup[0].c_str());
+      rmdir(cleanup[1].c_str());
+    });
+    return ok ? file : std::string();
+  }();
+  return path;
+}
+
 bool Reportable(const std::string& path) {
   return !path.empty() && path[0] == '/' && path.find(" (deleted)") == std::string::npos;
 }
@@ -107,7 +134,9 @@ ProcessSymbols::~ProcessSymbols() {
   if (dwfl_) dwfl_end(dwfl_);
 }
 
-void ProcessSymbols::AddMapping(const Mapping& m) {
+void ProcessSymbols::AddMapping(const Mapping& mapping) {
+  Mapping m = mapping;
+  if (m.path == "[vdso]" && !VdsoImagePath().empty()) m.path = VdsoImagePath();
   auto it = std::lower_bound(mappings_.begin(), mappings_.end(), m.start,
                              [](const Mapping& x, uint64_t s) { return x.start < s; });
   // A new mapping replaces what it overlaps (munmap + mmap at the same place).

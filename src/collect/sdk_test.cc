@@ -65,6 +65,10 @@ TEST(SdkTest, FromPython) {
   EXPECT_TRUE(testing::Contains(testing::CounterTrackNames(c.trace), "py_items"));
   EXPECT_EQ(c.trace.MetadataText("sdk_language"), "python");
   EXPECT_FALSE(c.trace.MetadataText("python_version").empty());
+  // The shim's garbage-collection spans.
+  auto gc = SlicesNamed(c.trace, "gc.collect gen2");
+  ASSERT_FALSE(gc.empty());
+  EXPECT_EQ(c.trace.Str(c.trace.slices.category_id[gc[0]]), "gc");
 }
 
 }  // namespace

@@ -57,6 +57,16 @@ TEST(TorchObserverTest, PythonScriptWithNoCodeChanges) {
   EXPECT_GT(t.memory_events.size(), 0u);
   EXPECT_FALSE(t.MetadataText("torch_version").empty());
   EXPECT_FALSE(t.MetadataText("torch_intra_op_threads").empty());
+  // Sampled Python stacks became python_function spans, the script's module among them.
+  bool module_span = false;
+  size_t python_spans = 0;
+  for (uint32_t i = 0; i < t.slices.size(); ++i) {
+    if (t.Str(t.slices.category_id[i]) != "python_function") continue;
+    ++python_spans;
+    module_span |= t.Str(t.slices.name_id[i]).find("torch_script.py") != std::string_view::npos;
+  }
+  EXPECT_GT(python_spans, 0u);
+  EXPECT_TRUE(module_span);
 }
 
 TEST(TorchObserverTest, CppLibtorchProgramWithNoCodeChanges) {

@@ -131,7 +131,9 @@ std::vector<std::string> FindProfilerResults(const std::string& dir) {
     for (const auto& e : fs::directory_iterator(cur, ec)) {
       if (!e.is_directory(ec)) continue;
       std::string s = e.path().string();
-      if (FindAscendPtLayout(s) || IsMsprofFolder(s)) {
+      std::string name = e.path().filename().string();
+      // A folder named like a result is one even when broken, so it is reported, not skipped.
+      if (FindAscendPtLayout(s) || IsMsprofFolder(s) || name.ends_with("_ascend_pt") || name.starts_with("PROF_")) {
         out.push_back(s);
       } else if (depth + 1 < 3) {
         todo.push_back({e.path(), depth + 1});

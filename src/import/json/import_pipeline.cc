@@ -168,8 +168,11 @@ Status RunImportPipeline(ByteSource* source, const PipelineOptions& options,
   EventSplitter splitter(source, options.chunk_bytes);
   const int threads = options.threads > 0 ? options.threads
                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Past a few parse threads the in-order apply on the caller is the bottleneck, and every extra
+  // thread only holds more chunks in memory.
+  constexpr int kMaxParseThreads = 4;
   Status status = threads <= 1 ? RunInline(splitter, source, apply)
-                               : ThreadedPipeline(&splitter, source, threads).Run(apply);
+                               : ThreadedPipeline(&splitter, source, std::min(threads, kMaxParseThreads)).Run(apply);
   RETURN_IF_ERROR(status);
   result->object_form = splitter.object_form();
   result->unterminated_array = splitter.unterminated_array();

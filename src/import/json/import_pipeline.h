@@ -22,7 +22,7 @@
 namespace cprof::json {
 
 struct PipelineOptions {
-  int threads = 0;                 // parse threads; 0 = one per core; 1 = everything on the caller
+  int threads = 0;                 // parse threads (at most 4); 0 = one per core; 1 = all on the caller
   size_t chunk_bytes = 8u << 20;   // bytes read per chunk
 };
 

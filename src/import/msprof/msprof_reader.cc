@@ -74,13 +74,14 @@ class MsprofReader : public TraceReader {
       for (const std::string& t : layout->timelines) RETURN_IF_ERROR(NewJsonTraceReader()->Read(t, options, builder));
       if (layout->timelines.empty()) ctx.Missing("msprof_*.json");
     }
+    // Without a timeline, task_time's rows are the device tasks op_summary then annotates.
+    if (full && layout->timelines.empty()) {
+      for (const std::string& f : layout->task_time) ctx.Attempt(ReadTaskTime(f, &ctx));
+    }
     DeviceTaskIndex index(builder->trace());
     if (full) {
       for (const std::string& f : layout->op_summary) ctx.Attempt(ReadKernelTable(f, &ctx, &index));
       if (layout->op_summary.empty()) ctx.Missing("op_summary_*.csv");
-      if (layout->timelines.empty()) {
-        for (const std::string& f : layout->task_time) ctx.Attempt(ReadTaskTime(f, &ctx));
-      }
       for (const std::string& f : layout->op_statistic) ctx.Attempt(ReadOpStatistic(f, &ctx));
       for (const std::string& f : layout->api_statistic) ctx.Attempt(ReadApiStatistic(f, &ctx));
     }

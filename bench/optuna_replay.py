@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""Optuna's TPE on replayed Kernel Tuner spaces: the reference for bench/tune_replay_bench.
+
+Same semantics as cann-profiler's replay evaluator (src/tune/replay_evaluator.h):
+  - the objective of a configuration is the mean of its `times` (some files overwrote `time`);
+  - a configuration absent from the cache violates a hidden constraint: told as FAIL, costs no
+    evaluation;
+  - a record whose `time` is an error string failed: told as FAIL, costs one evaluation;
+  - a configuration Optuna proposes again is answered from what was measured and costs nothing
+    (Optuna's TPE may repeat itself; ours never does).
+Optuna sees only the parameter lists (`tune_params`), as suggest_categorical choices — exactly what
+a user of Optuna would write for these spaces.
+
+  /usr/bin/python3 bench/optuna_replay.py --seeds 50 --budgets 25,50,100,200 --out optuna.json
+
+Output: {"<space>": {"budgets": [...], "best_at": [[best time after each budget] per seed],
+"optuna_version": "..."}}; a budget not reached (the ask cap) records the best so far.
+Standard library + optuna only.
+"""
+import argparse
+import glob
+import gzip
+import json
+import multiprocessing
+import os
+import statistics
+import sys
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        doc = json.load(f)
+    keys = doc.get("tune_params_keys") or list(doc["tune_params"].keys())
+    params = [(k, doc["tune_params"][k]) for k in keys]
+    table = {}
+    for rec in doc["cache"].values():
+        key = tuple(rec[k] for k in keys)
+        t = rec.get("time")
+        times = [x for x in rec.get("times") or [] if isinstance(x, (int, float))]
+        if isinstance(t, str):
+            table[key] = None  # failed: costs one evaluation
+        elif times:
+            table[key] = statistics.fmean(times)
+        elif isinstance(t, (int, float)):
+            table[key] = float(t)
+        else:
+            table[key] = None
+    return params, table
+
+
+def run_seed(args):
+    path, seed, budgets = args
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    params, table = load(path)
+    sampler = optuna.samplers.TPESampler(seed=seed)
+    study = optuna.create_study(direction="minimize", sampler=sampler)
+    max_budget = max(budgets)
+    evaluations = 0
+    best = float("inf")
+    best_at = [None] * len(budgets)
+    seen = {}
+    asks = 0
+    cap = 100 * max_budget
+    while evaluations < max_budget and asks < cap:
+        asks += 1
+        trial = study.ask()
+        key = tuple(trial.suggest_categorical(name, values) for name, values in params)
+        if key in seen:  # a repeat: answered from memory, free
+            value = seen[key]
+            if value is None:
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            else:
+                study.tell(trial, value)
+            continue
+        if key not in table:  # hidden constraint: free
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+            continue
+        value = table[key]
+        seen[key] = value
+        evaluations += 1
+        if value is None:
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        else:
+            study.tell(trial, value)
+            best = min(best, value)
+        for i, b in enumerate(budgets):
+            if evaluations == b:
+                best_at[i] = best if best != float("inf") else None
+    for i, b in enumerate(budgets):
+        if best_at[i] is None and evaluations < b:
+            best_at[i] = best if best != float("inf") else None
+    return best_at
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dir", default=os.path.join(here, "..", "..", "shared", "fixtures", "tuning"))
+    ap.add_argument("--seeds", type=int, default=50)
+    ap.add_argument("--budgets", default="25,50,100,200")
+    ap.add_argument("--spaces", default="", help="comma-separated names (gemm,convolution,...); default all")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--out", default="-")
+    a = ap.parse_args()
+    try:
+        import optuna
+    except ImportError:
+        sys.stderr.write("optuna_replay: optuna is not installed (Debian package python3-optuna)\n")
+        return 2
+    budgets = [int(b) for b in a.budgets.split(",")]
+    wanted = [s for s in a.spaces.split(",") if s]
+    result = {}
+    for path in sorted(glob.glob(os.path.join(a.dir, "*.json.gz"))):
+        name = os.path.basename(path).split("_")[0]
+        if wanted and name not in wanted:
+            continue
+        jobs = [(path, seed, budgets) for seed in range(a.seeds)]
+        if a.jobs > 1:
+            with multiprocessing.Pool(a.jobs) as pool:
+                runs = pool.map(run_seed, jobs)
+        else:
+            runs = [run_seed(j) for j in jobs]
+        result[name] = {"budgets": budgets, "best_at": runs, "optuna_version": optuna.__version__}
+        sys.stderr.write("optuna_replay: %s done (%d seeds)\n" % (name, a.seeds))
+    text = json.dumps(result) + "\n"
+    if a.out == "-":
+        sys.stdout.write(text)
+    else:
+        with open(a.out, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

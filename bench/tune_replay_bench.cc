@@ -1,0 +1,250 @@
+// Sample efficiency of the tuner's samplers on exhaustively measured Kernel Tuner spaces (replay),
+// against random search (its exact expectation) and, when given, Optuna's TPE on the same files.
+//
+//   tune_replay_bench [--dir ../shared/fixtures/tuning] [--samplers auto,gp,tpe,evolution,random]
+//                     [--seeds 50] [--budgets 25,50,100,200] [--optuna optuna.json] [--json out.json]
+//
+// Scores (see bench/README.md): for each space, budget B and strategy, the mean over seeds of the
+// fraction of the optimum reached, opt / best_found (0 when nothing valid was found); random's
+// expectation of the same quantity, computed exactly; and the methodology score
+//   (strategy - random) / (1 - random)     (1 = always the optimum, 0 = no better than random).
+// Semantics, shared with optuna_replay.py: configurations absent from the cache cost nothing,
+// failed ones cost one evaluation, duplicates are never proposed (and would cost nothing).
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tune/replay_evaluator.h"
+#include "tune/sampler.h"
+#include "tune/space_file.h"
+
+namespace fs = std::filesystem;
+using namespace cprof::tune;
+
+namespace {
+
+std::vector<std::string> Split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// E[opt / best] of uniform random search without replacement over the N present configurations
+// (valid + failed; absent ones are free), B evaluations; no valid one found counts as 0.
+double RandomExpectedFraction(std::vector<double> valid, size_t failed, int budget) {
+  std::sort(valid.begin(), valid.end());
+  const double n = static_cast<double>(valid.size() + failed);
+  auto log_none = [&](double k) {  // log P(none of k specific configs among B draws)
+    if (n - k < budget) return -HUGE_VAL;
+    return std::lgamma(n - k + 1) - std::lgamma(n - k - budget + 1) - std::lgamma(n + 1) + std::lgamma(n - budget + 1);
+  };
+  double e = 0;
+  for (size_t i = 0; i < valid.size(); ++i) {
+    double p = std::exp(log_none(static_cast<double>(i))) - std::exp(log_none(static_cast<double>(i + 1)));
+    e += p * valid[0] / valid[i];
+  }
+  return e;
+}
+
+struct SpaceCase {
+  std::string name;
+  std::string path;
+  SpaceFile file;
+  std::unique_ptr<ReplayEvaluator> replay;
+  double optimum = 0;
+};
+
+// Best objective after each budget, for one sampler and seed.
+std::vector<double> RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t seed,
+                           const std::vector<int>& budgets) {
+  auto sampler = MakeSampler(sampler_name, sc.file.space);
+  if (!sampler.ok()) {
+    std::fprintf(stderr, "%s\n", sampler.status().message().c_str());
+    std::exit(2);
+  }
+  History h;
+  const int max_budget = *std::max_element(budgets.begin(), budgets.end());
+  std::vector<double> best_at(budgets.size(), INFINITY);
+  double best = INFINITY;
+  size_t proposals = 0;
+  const size_t max_proposals = static_cast<size_t>(max_budget) * 2000;
+  while (static_cast<int>(h.evaluations()) < max_budget && proposals++ < max_proposals) {
+    Rng rng = Rng::ForTrial(seed, h.size());
+    auto c = (*sampler)->Propose(h, rng);
+    if (!c.ok()) break;
+    Observation o;
+    o.config = *c;
+    o.key = sc.file.space.Key(*c);
+    o.sampler = (*sampler)->last_label();
+    EvalResult r = sc.replay->Evaluate(sc.file.space.Named(*c), rng);
+    o.state = r.state;
+    if (r.state == TrialState::kComplete) o.y = r.metrics.at("time");
+    size_t before = h.evaluations();
+    h.Add(std::move(o));
+    if (h.evaluations() > before) {
+      if (r.state == TrialState::kComplete) best = std::min(best, r.metrics.at("time"));
+      for (size_t b = 0; b < budgets.size(); ++b)
+        if (static_cast<int>(h.evaluations()) == budgets[b]) best_at[b] = best;
+    }
+  }
+  for (size_t b = 0; b < budgets.size(); ++b)  // the space ran out before the budget
+    if (static_cast<int>(h.evaluations()) < budgets[b]) best_at[b] = best;
+  if (std::getenv("CPROF_BENCH_TRACE")) {
+    std::string line = sc.name + " " + sampler_name + " seed " + std::to_string(seed) + ":";
+    for (const Observation& o : h.all())
+      if (o.state != TrialState::kInfeasible) line += " " + std::to_string(sc.optimum / o.y).substr(0, 4);
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  return best_at;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = std::string(CPROF_FIXTURES_DIR) + "/tuning";
+  std::string samplers = "auto,gp,tpe,evolution,random";
+  std::string budgets_arg = "25,50,100,200";
+  std::string spaces_arg, optuna_path, json_path;
+  int seeds = 50;
+  int jobs = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--dir") dir = next();
+    else if (a == "--samplers") samplers = next();
+    else if (a == "--seeds") seeds = std::stoi(next());
+    else if (a == "--budgets") budgets_arg = next();
+    else if (a == "--spaces") spaces_arg = next();
+    else if (a == "--optuna") optuna_path = next();
+    else if (a == "--json") json_path = next();
+    else if (a == "--jobs") jobs = std::max(1, std::stoi(next()));
+    else {
+      std::fprintf(stderr, "usage: %s [--dir D] [--samplers a,b] [--seeds N] [--budgets 25,50] [--spaces gemm,..] "
+                           "[--optuna results.json] [--json out.json] [--jobs N]\n", argv[0]);
+      return 2;
+    }
+  }
+  std::vector<int> budgets;
+  for (const std::string& b : Split(budgets_arg)) budgets.push_back(std::stoi(b));
+  std::vector<std::string> sampler_names = Split(samplers);
+  std::vector<std::string> wanted = Split(spaces_arg);
+
+  std::vector<std::unique_ptr<SpaceCase>> cases;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().string().ends_with(".json.gz")) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& p : files) {
+    auto sc = std::make_unique<SpaceCase>();
+    sc->name = p.filename().string();
+    sc->name = sc->name.substr(0, sc->name.find('_'));
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), sc->name) == wanted.end()) continue;
+    sc->path = p.string();
+    auto f = LoadSpaceFile(sc->path);
+    if (!f.ok()) { std::fprintf(stderr, "%s\n", f.status().message().c_str()); return 2; }
+    sc->file = std::move(f).value();
+    auto r = ReplayEvaluator::Open(sc->path, sc->file.space, false);
+    if (!r.ok()) { std::fprintf(stderr, "%s\n", r.status().message().c_str()); return 2; }
+    sc->replay = std::move(r).value();
+    sc->optimum = *std::min_element(sc->replay->valid_objectives().begin(), sc->replay->valid_objectives().end());
+    cases.push_back(std::move(sc));
+  }
+
+  nlohmann::json optuna;
+  if (!optuna_path.empty()) {
+    std::ifstream in(optuna_path);
+    if (in) optuna = nlohmann::json::parse(in, nullptr, false);
+  }
+
+  nlohmann::json out = {{"schema_version", 1}, {"seeds", seeds}, {"budgets", budgets}, {"spaces", nlohmann::json::object()}};
+  for (const auto& sc : cases) {
+    std::printf("\n%s: %zu valid + %zu failed configurations of %.0f; optimum %.4f ms\n", sc->name.c_str(),
+                sc->replay->valid_objectives().size(), sc->replay->failed_count(),
+                sc->file.space.CartesianSize().value_or(0), sc->optimum);
+    std::vector<double> random_expected;
+    for (int b : budgets)
+      random_expected.push_back(RandomExpectedFraction(sc->replay->valid_objectives(), sc->replay->failed_count(), b));
+    std::printf("%-18s", "strategy");
+    for (int b : budgets) std::printf("  B=%-3d frac (score)", b);
+    std::printf("\n%-18s", "random (exact)");
+    for (double r : random_expected) std::printf("  %.3f      (0.00) ", r);
+    std::printf("\n");
+    nlohmann::json js = {{"optimum", sc->optimum}, {"random_expected_fraction", random_expected},
+                         {"strategies", nlohmann::json::object()}};
+
+    auto report = [&](const std::string& label, const std::vector<std::vector<double>>& best_by_seed) {
+      std::vector<double> fracs, scores;
+      std::printf("%-18s", label.c_str());
+      for (size_t b = 0; b < budgets.size(); ++b) {
+        double sum = 0;
+        for (const auto& run : best_by_seed) sum += std::isfinite(run[b]) ? sc->optimum / run[b] : 0.0;
+        double frac = sum / static_cast<double>(best_by_seed.size());
+        double score = (frac - random_expected[b]) / (1.0 - random_expected[b]);
+        fracs.push_back(frac);
+        scores.push_back(score);
+        std::printf("  %.3f     (%5.2f) ", frac, score);
+      }
+      std::printf("\n");
+      std::fflush(stdout);
+      js["strategies"][label] = {{"fraction", fracs}, {"score", scores}, {"runs", best_by_seed.size()}};
+    };
+
+    for (const std::string& s : sampler_names) {
+      std::vector<std::vector<double>> best_by_seed(seeds);
+      std::atomic<int> next{0};
+      std::vector<std::thread> pool;
+      for (int j = 0; j < jobs; ++j)
+        pool.emplace_back([&] {
+          for (int seed; (seed = next++) < seeds;) best_by_seed[seed] = RunOne(*sc, s, seed, budgets);
+        });
+      for (auto& t : pool) t.join();
+      report(s, best_by_seed);
+    }
+    if (optuna.is_object() && optuna.contains(sc->name)) {
+      // optuna_replay.py: {space: {"best_at": [[best per budget] per seed], "budgets": [...]}}
+      const auto& o = optuna[sc->name];
+      std::vector<int> ob = o["budgets"].get<std::vector<int>>();
+      std::vector<std::vector<double>> best_by_seed;
+      for (const auto& run : o["best_at"]) {
+        std::vector<double> row;
+        for (int b : budgets) {
+          auto it = std::find(ob.begin(), ob.end(), b);
+          double v = INFINITY;
+          if (it != ob.end() && run[it - ob.begin()].is_number()) v = run[it - ob.begin()].get<double>();
+          row.push_back(v);
+        }
+        best_by_seed.push_back(row);
+      }
+      if (!best_by_seed.empty()) report("optuna-tpe", best_by_seed);
+    }
+    out["spaces"][sc->name] = js;
+  }
+  if (!json_path.empty()) {
+    std::ofstream f(json_path);
+    f << out.dump(1) << "\n";
+  }
+  return 0;
+}

@@ -1,0 +1,224 @@
+// Step detection: ProfilerStep#N, then step-like annotations, then repeated top-level spans.
+#include "analysis/step_detector.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <regex>
+#include <unordered_map>
+
+namespace cprof {
+namespace {
+
+constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
+
+std::optional<int64_t> ParseInt(std::string_view s) {
+  int64_t v = 0;
+  if (s.empty()) return std::nullopt;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> ProfilerStepNumber(std::string_view name) {
+  if (!name.starts_with(kProfilerStepPrefix)) return std::nullopt;
+  return ParseInt(name.substr(kProfilerStepPrefix.size()));
+}
+
+// What a step-like annotation name says: its pattern (the name without its number) and number.
+struct StepLikeName {
+  std::string pattern;
+  std::optional<int64_t> number;
+};
+
+std::optional<StepLikeName> MatchStepLikeName(std::string_view name) {
+  static const std::regex kRe(
+      R"(^\s*((?:(?:train|training|eval|val|valid|test|inference|infer|decode|prefill)[\s_#:.-]*)?(?:step|iteration|iter)[\s_#:=.-]*)(\d+)?\s*$)",
+      std::regex::icase | std::regex::optimize);
+  if (name.size() > 64) return std::nullopt;
+  std::cmatch m;
+  if (!std::regex_match(name.data(), name.data() + name.size(), m, kRe)) return std::nullopt;
+  StepLikeName out;
+  out.pattern = m[1].str();
+  if (m[2].matched) out.number = ParseInt(std::string_view(m[2].first, m[2].length()));
+  return out;
+}
+
+bool IsHostThread(const Trace& t, uint32_t track) { return t.tracks.kind[track] == TrackKind::kThread; }
+
+Step MakeStep(const Trace& t, uint32_t row, int64_t id, StepSource source) {
+  Step s;
+  s.id = id;
+  s.start_ns = t.slices.ts_ns[row];
+  s.dur_ns = t.slices.dur_ns[row];
+  s.name = std::string(t.Str(t.slices.name_id[row]));
+  s.source = source;
+  s.slice_row = row;
+  return s;
+}
+
+void SortByStart(std::vector<Step>* steps) {
+  std::stable_sort(steps->begin(), steps->end(),
+                   [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
+}
+
+// Rule 1.
+std::vector<Step> FromProfilerSteps(const Trace& t) {
+  std::vector<std::optional<int64_t>> number_of(t.strings.size());
+  std::vector<bool> checked(t.strings.size(), false);
+  auto number = [&](StringId id) -> std::optional<int64_t> {
+    uint32_t i = Index(id);
+    if (!checked[i]) {
+      checked[i] = true;
+      number_of[i] = ProfilerStepNumber(t.Str(id));
+    }
+    return number_of[i];
+  };
+  std::vector<uint32_t> best_rows;
+  for (uint32_t track = 0; track < t.tracks.size(); ++track) {
+    if (!IsHostThread(t, track)) continue;
+    auto [b, e] = t.track_slices(TrackId{track});
+    std::vector<uint32_t> rows;
+    for (uint32_t r = b; r < e; ++r) {
+      if (t.slices.dur_ns[r] < 0 || !number(t.slices.name_id[r])) continue;
+      bool nested = false;
+      for (SliceId p = t.slices.parent_id[r]; p != kNoSlice; p = t.slices.parent_id[Index(p)]) {
+        if (number(t.slices.name_id[Index(p)])) {
+          nested = true;
+          break;
+        }
+      }
+      if (!nested) rows.push_back(r);
+    }
+    if (rows.size() > best_rows.size()) best_rows = std::move(rows);
+  }
+  std::vector<Step> steps;
+  for (uint32_t r : best_rows) {
+    steps.push_back(MakeStep(t, r, *number(t.slices.name_id[r]), StepSource::kProfilerStep));
+  }
+  return steps;
+}
+
+// Rule 2.
+std::vector<Step> FromStepLikeAnnotations(const Trace& t) {
+  std::unordered_map<uint32_t, std::optional<StepLikeName>> cache;
+  struct Group {
+    std::vector<uint32_t> rows;
+    int64_t total = 0;
+  };
+  std::map<std::pair<uint32_t, std::string>, Group> groups;  // (track, pattern)
+  for (uint32_t track = 0; track < t.tracks.size(); ++track) {
+    if (!IsHostThread(t, track)) continue;
+    auto [b, e] = t.track_slices(TrackId{track});
+    for (uint32_t r = b; r < e; ++r) {
+      if (t.slices.dur_ns[r] < 0) continue;
+      uint32_t name = Index(t.slices.name_id[r]);
+      auto it = cache.find(name);
+      if (it == cache.end()) it = cache.emplace(name, MatchStepLikeName(t.Str(StringId{name}))).first;
+      if (!it->second) continue;
+      std::string key = it->second->pattern;
+      std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+      Group& g = groups[{track, key}];
+      g.rows.push_back(r);
+      g.total += t.slices.dur_ns[r];
+    }
+  }
+  const Group* best = nullptr;
+  for (const auto& [key, g] : groups) {
+    if (g.rows.size() < 2) continue;
+    if (!best || g.rows.size() > best->rows.size() ||
+        (g.rows.size() == best->rows.size() && g.total > best->total)) {
+      best = &g;
+    }
+  }
+  std::vector<Step> steps;
+  if (!best) return steps;
+  for (uint32_t r : best->rows) {
+    const auto& match = cache[Index(t.slices.name_id[r])];
+    steps.push_back(MakeStep(t, r, match->number.value_or(-1), StepSource::kUserAnnotation));
+  }
+  SortByStart(&steps);
+  bool all_numbered = std::all_of(steps.begin(), steps.end(), [](const Step& s) { return s.id >= 0; });
+  if (!all_numbered) {
+    for (size_t i = 0; i < steps.size(); ++i) steps[i].id = static_cast<int64_t>(i);
+  }
+  return steps;
+}
+
+// Rule 3.
+std::vector<Step> FromRepeatedTopLevelSpans(const Trace& t) {
+  std::optional<uint32_t> busiest;
+  int64_t busiest_total = -1;
+  for (uint32_t track = 0; track < t.tracks.size(); ++track) {
+    if (!IsHostThread(t, track)) continue;
+    auto [b, e] = t.track_slices(TrackId{track});
+    int64_t total = 0;
+    for (uint32_t r = b; r < e; ++r) {
+      if (t.slices.depth[r] == 0 && t.slices.dur_ns[r] > 0) total += t.slices.dur_ns[r];
+    }
+    if (total > busiest_total) {
+      busiest_total = total;
+      busiest = track;
+    }
+  }
+  std::vector<Step> steps;
+  if (!busiest || busiest_total <= 0) return steps;
+  struct Group {
+    int64_t count = 0;
+    int64_t total = 0;
+  };
+  std::unordered_map<uint32_t, Group> by_name;
+  auto [b, e] = t.track_slices(TrackId{*busiest});
+  for (uint32_t r = b; r < e; ++r) {
+    if (t.slices.depth[r] != 0 || t.slices.dur_ns[r] < 0) continue;
+    Group& g = by_name[Index(t.slices.name_id[r])];
+    ++g.count;
+    g.total += t.slices.dur_ns[r];
+  }
+  std::optional<uint32_t> best;
+  Group best_group;
+  for (const auto& [name, g] : by_name) {
+    if (g.count < 3) continue;
+    bool better = !best || g.total > best_group.total ||
+                  (g.total == best_group.total && (g.count > best_group.count ||
+                                                   (g.count == best_group.count && name < *best)));
+    if (better) {
+      best = name;
+      best_group = g;
+    }
+  }
+  if (!best) return steps;
+  for (uint32_t r = b; r < e; ++r) {
+    if (t.slices.depth[r] != 0 || t.slices.dur_ns[r] < 0 || Index(t.slices.name_id[r]) != *best) continue;
+    steps.push_back(MakeStep(t, r, static_cast<int64_t>(steps.size()), StepSource::kRepeatedSpan));
+  }
+  return steps;
+}
+
+}  // namespace
+
+std::string_view StepSourceName(StepSource s) {
+  switch (s) {
+    case StepSource::kProfilerStep: return "profiler_step";
+    case StepSource::kUserAnnotation: return "user_annotation";
+    case StepSource::kRepeatedSpan: return "repeated_span";
+  }
+  return "?";
+}
+
+std::vector<Step> DetectSteps(const Trace& trace) {
+  std::vector<Step> steps = FromProfilerSteps(trace);
+  if (steps.empty()) steps = FromStepLikeAnnotations(trace);
+  if (steps.empty()) steps = FromRepeatedTopLevelSpans(trace);
+  SortByStart(&steps);
+  return steps;
+}
+
+std::vector<Step> DetectSteps(const Trace& trace, const TimeWindow& window) {
+  std::vector<Step> steps = DetectSteps(trace);
+  std::erase_if(steps, [&](const Step& s) { return !window.Contains(s.start_ns); });
+  return steps;
+}
+
+}  // namespace cprof

@@ -1,0 +1,111 @@
+// Step detection on small TraceBuilder traces: each rule, and the order between them.
+#include "analysis/step_detector.h"
+
+#include <gtest/gtest.h>
+
+#include "model/trace_builder.h"
+
+namespace cprof {
+namespace {
+
+SliceId Add(TraceBuilder& b, TrackId t, int64_t ts, int64_t dur, std::string_view name,
+            std::string_view cat = "") {
+  return b.AddSlice({.ts_ns = ts, .dur_ns = dur, .track_id = t, .name_id = b.Intern(name),
+                     .category_id = b.Intern(cat)});
+}
+
+TEST(StepDetectorTest, ProfilerStepsOnTheHostThread) {
+  Trace trace;
+  TraceBuilder b(&trace);
+  TrackId cpu = b.ThreadTrack(1, 1);
+  TrackId other = b.ThreadTrack(1, 2);
+  TrackId gpu = b.StreamTrack(TrackKind::kGpuStream, 0, 7);
+  Add(b, cpu, 100, 50, "ProfilerStep#4", "user_annotation");
+  Add(b, cpu, 110, 10, "aten::mm", "cpu_op");
+  Add(b, cpu, 0, 90, "ProfilerStep#3", "user_annotation");
+  Add(b, cpu, 5, 10, "ProfilerStep#99", "user_annotation");  // nested in #3: skipped
+  Add(b, other, 0, 10, "ProfilerStep#7", "user_annotation");  // fewer on this thread
+  Add(b, gpu, 10, 90, "ProfilerStep#3", "gpu_user_annotation");
+  ASSERT_TRUE(b.Finalize().ok());
+  std::vector<Step> steps = DetectSteps(trace);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].id, 3);
+  EXPECT_EQ(steps[0].start_ns, 0);
+  EXPECT_EQ(steps[0].dur_ns, 90);
+  EXPECT_EQ(steps[0].source, StepSource::kProfilerStep);
+  EXPECT_EQ(steps[1].id, 4);
+  EXPECT_EQ(steps[1].name, "ProfilerStep#4");
+  EXPECT_EQ(steps[1].end_ns(), 150);
+
+  std::vector<Step> windowed = DetectSteps(trace, TimeWindow{.start_ns = 50, .end_ns = 1000});
+  ASSERT_EQ(windowed.size(), 1u);
+  EXPECT_EQ(windowed[0].id, 4);
+}
+
+TEST(StepDetectorTest, StepLikeAnnotations) {
+  Trace trace;
+  TraceBuilder b(&trace);
+  TrackId cpu = b.ThreadTrack(1, 1);
+  Add(b, cpu, 0, 100, "train_loop");
+  Add(b, cpu, 0, 40, "train_step 12", "user_annotation");
+  Add(b, cpu, 50, 40, "train_step 13", "user_annotation");
+  Add(b, cpu, 200, 5, "Iteration 1");  // a different pattern, once
+  Add(b, cpu, 300, 5, "stepper");      // not step-like
+  Add(b, cpu, 400, 5, "stepper");
+  ASSERT_TRUE(b.Finalize().ok());
+  std::vector<Step> steps = DetectSteps(trace);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].id, 12);
+  EXPECT_EQ(steps[1].id, 13);
+  EXPECT_EQ(steps[1].start_ns, 50);
+  EXPECT_EQ(steps[0].source, StepSource::kUserAnnotation);
+}
+
+TEST(StepDetectorTest, UnnumberedAnnotationsAreIndexed) {
+  Trace trace;
+  TraceBuilder b(&trace);
+  TrackId cpu = b.ThreadTrack(1, 1);
+  Add(b, cpu, 100, 10, "Step");
+  Add(b, cpu, 0, 10, "step");
+  ASSERT_TRUE(b.Finalize().ok());
+  std::vector<Step> steps = DetectSteps(trace);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].id, 0);
+  EXPECT_EQ(steps[1].id, 1);
+  EXPECT_EQ(steps[1].start_ns, 100);
+}
+
+TEST(StepDetectorTest, RepeatedTopLevelSpansOnTheBusiestThread) {
+  Trace trace;
+  TraceBuilder b(&trace);
+  TrackId main = b.ThreadTrack(1, 1);
+  TrackId idle = b.ThreadTrack(1, 2);
+  for (int i = 0; i < 4; ++i) {
+    Add(b, main, i * 100, 80, "forward_backward");
+    Add(b, main, i * 100 + 1, 10, "aten::mm");  // nested: depth 1
+    Add(b, main, i * 100 + 85, 5, "log");
+  }
+  Add(b, main, 1000, 500, "setup");  // longest, but only once
+  for (int i = 0; i < 5; ++i) Add(b, idle, i * 10, 1, "poll");
+  ASSERT_TRUE(b.Finalize().ok());
+  std::vector<Step> steps = DetectSteps(trace);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[0].name, "forward_backward");
+  EXPECT_EQ(steps[0].id, 0);
+  EXPECT_EQ(steps[3].id, 3);
+  EXPECT_EQ(steps[3].start_ns, 300);
+  EXPECT_EQ(steps[0].source, StepSource::kRepeatedSpan);
+}
+
+TEST(StepDetectorTest, NoStepsInAnEmptyOrFlatTrace) {
+  Trace trace;
+  TraceBuilder b(&trace);
+  TrackId cpu = b.ThreadTrack(1, 1);
+  Add(b, cpu, 0, 10, "a");
+  Add(b, cpu, 20, 10, "b");
+  ASSERT_TRUE(b.Finalize().ok());
+  EXPECT_TRUE(DetectSteps(trace).empty());
+}
+
+}  // namespace
+}  // namespace cprof

@@ -1,0 +1,54 @@
+// Builds the root app from the subcommands, parses, runs, and maps the outcome to an exit code.
+#include "cli/cli_app.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "cli/cli_common.h"
+#include "cli/commands.h"
+
+namespace cprof::cli {
+
+int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app("cann-profiler: a performance profiler, advisor and tuner for AI workloads.\n"
+               "Multi-word flags are documented with underscores (--time_range); dashes work too.",
+               "cann-profiler");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "cann-profiler 0.1.0");
+  std::vector<Command> commands = AddAllCommands(app);
+
+  std::vector<std::string> argv = NormalizeFlagSpellings(app, args);
+  std::reverse(argv.begin(), argv.end());  // CLI11 takes the arguments in reverse order
+  try {
+    app.parse(argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {  // --help, --version
+      app.exit(e, out, err);
+      return static_cast<int>(ExitCode::kOk);
+    }
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    err << "cann-profiler: error: " << what << " (see --help)\n";
+    return static_cast<int>(ExitCode::kBadInput);
+  }
+
+  CommandContext ctx{out, err};
+  for (Command& cmd : commands) {
+    if (!cmd.app->parsed()) continue;
+    try {
+      CommandResult result = cmd.run(ctx);
+      if (!result.ok()) {
+        err << FormatError(result.status()) << "\n";
+        return static_cast<int>(ExitCodeFor(result.status().code()));
+      }
+      return static_cast<int>(*result);
+    } catch (const std::exception& e) {
+      err << "cann-profiler: internal error: " << e.what() << "\n";
+      return static_cast<int>(ExitCode::kInternal);
+    }
+  }
+  err << "cann-profiler: error: no command given (see --help)\n";
+  return static_cast<int>(ExitCode::kBadInput);
+}
+
+}  // namespace cprof::cli

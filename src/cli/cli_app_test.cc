@@ -1,0 +1,110 @@
+// Commands run in-process through RunCli on real fixtures: summary (text and JSON, both flag
+// spellings, --time_range), info, convert.
+#include "cli/cli_app.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace cprof::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kH100 =
+    std::string(CPROF_FIXTURES_DIR) + "/kineto/tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result RunArgs(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = RunCli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(CliAppTest, SummaryJsonHasTheDocumentedFields) {
+  Result r = RunArgs({"summary", kH100, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["kind"], "summary");
+  EXPECT_FALSE(doc["source_format"].get<std::string>().empty());
+  EXPECT_GT(doc["tracks"]["total"].get<int>(), 0);
+  EXPECT_FALSE(doc["top_ops"]["cpu"]["by_self"].empty());
+  EXPECT_FALSE(doc["top_ops"]["device"]["by_total"].empty());
+  ASSERT_EQ(doc["steps"].size(), 1u);
+  EXPECT_EQ(doc["steps"][0]["id"], 6);
+  EXPECT_TRUE(doc["steps"][0]["start_ns"].is_number_integer());
+  EXPECT_TRUE(doc["steps"][0]["dur_ns"].is_number_integer());
+  const nlohmann::json& tl = doc["gpu_timeline"];
+  ASSERT_TRUE(tl.is_object());
+  for (const char* key : {"computation_time", "exposed_comm_time", "exposed_memcpy_time", "busy_time", "idle_time",
+                          "total_time"}) {
+    EXPECT_TRUE(tl.contains(key)) << key;
+  }
+  EXPECT_NEAR(tl["total_time"].get<double>(), 3.907824951171875, 0.005 * 3.9078);  // TraceLens' ms
+  EXPECT_TRUE(doc["import_stats"].is_array());
+}
+
+TEST(CliAppTest, SummaryTextAndTopN) {
+  Result r = RunArgs({"summary", kH100, "--top", "3"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("device time breakdown"), std::string::npos);
+  EXPECT_NE(r.out.find("top host ops by self time"), std::string::npos);
+  EXPECT_NE(r.out.find("ProfilerStep#6"), std::string::npos);
+}
+
+TEST(CliAppTest, BothFlagSpellingsGiveTheSameResult) {
+  Result underscore = RunArgs({"summary", kH100, "--json", "--time_range", "0ms:2ms"});
+  Result dash = RunArgs({"summary", kH100, "--json", "--time-range", "0ms:2ms"});
+  Result dash_eq = RunArgs({"summary", kH100, "--json", "--time-range=0ms:2ms"});
+  ASSERT_EQ(underscore.code, 0) << underscore.err;
+  EXPECT_EQ(dash.code, 0) << dash.err;
+  EXPECT_EQ(underscore.out, dash.out);
+  EXPECT_EQ(underscore.out, dash_eq.out);
+  Result whole = RunArgs({"summary", kH100, "--json"});
+  EXPECT_NE(underscore.out, whole.out);  // the window changes the result
+  nlohmann::json doc = nlohmann::json::parse(underscore.out);
+  EXPECT_TRUE(doc.contains("window"));
+}
+
+TEST(CliAppTest, BadTimeRangeIsBadInput) {
+  Result r = RunArgs({"summary", kH100, "--time_range", "5:10"});  // no units
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--time_range"), std::string::npos) << r.err;
+  EXPECT_EQ(RunArgs({"summary", kH100, "--time_range", "2ms:1ms"}).code, 2);
+}
+
+TEST(CliAppTest, InfoJson) {
+  Result r = RunArgs({"info", kH100, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["format"], "json");
+  EXPECT_GT(doc["size_bytes"].get<int64_t>(), 0);
+  EXPECT_GT(doc["tables"]["slices"].get<int64_t>(), 0);
+  EXPECT_GT(doc["duration_ns"].get<int64_t>(), 0);
+  EXPECT_TRUE(doc["metadata"].is_object());
+}
+
+TEST(CliAppTest, ConvertWritesTheOutputOrNothing) {
+  fs::path dir = fs::temp_directory_path() / ("cprof_cli_convert_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path json_out = dir / "h100.json";
+  Result r = RunArgs({"convert", kH100, json_out.string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(json_out));
+  Result bad_format = RunArgs({"convert", kH100, (dir / "x.out").string(), "--format", "nope"});
+  EXPECT_EQ(bad_format.code, 2);
+  EXPECT_FALSE(fs::exists(dir / "x.out"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace cprof::cli

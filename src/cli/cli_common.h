@@ -1,0 +1,96 @@
+// What every cann-profiler subcommand shares: exit codes (mapped from StatusCode in one place),
+// flag-spelling normalization (`--time-range` == `--time_range`), the output format choice
+// (`--format`, else the `--output` extension; `--json` = `--format json`), writing output, and
+// the JSON document header with `schema_version`.
+//
+// A subcommand lives in its own file and registers itself with one function:
+//
+//   Command AddSummaryCommand(CLI::App& root);   // adds "summary", returns how to run it
+//
+// Commands never print directly: they write to the streams in CommandContext, so tests can run
+// them in-process with RunCli (cli_app.h).
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace cprof::cli {
+
+// Version of every machine-readable output's layout; bump on incompatible changes.
+inline constexpr int kSchemaVersion = 1;
+
+enum class ExitCode : int {
+  kOk = 0,
+  kVerdictFailed = 1,  // the command ran and its check failed (a regression, a trigger)
+  kBadInput = 2,       // bad input or usage
+  kInternal = 3,       // a bug or an unexpected system failure
+};
+// The one mapping from error codes to exit codes.
+ExitCode ExitCodeFor(StatusCode code);
+
+struct CommandContext {
+  std::ostream& out;  // results
+  std::ostream& err;  // diagnostics
+};
+
+// A successful run's exit code (kOk or kVerdictFailed), or the error.
+using CommandResult = StatusOr<ExitCode>;
+
+struct Command {
+  CLI::App* app = nullptr;  // owned by the root app
+  std::function<CommandResult(CommandContext&)> run;
+};
+
+// Rewrites `--multi-word[=v]` into `--multi_word[=v]` when `--multi_word` is an option of `app`
+// or of any of its subcommands, so both spellings work for every flag, present and future.
+// Arguments after a bare `--` are left alone (they belong to a target command).
+std::vector<std::string> NormalizeFlagSpellings(const CLI::App& app, std::vector<std::string> args);
+
+// --format / --output / --json, shared by commands that write a report.
+struct OutputOptions {
+  std::string format{};  // empty: from the --output extension, else the command's default
+  std::string output{};  // empty: stdout
+  bool json = false;
+};
+void AddOutputOptions(CLI::App* cmd, OutputOptions* options, std::string_view formats_help);
+
+// The chosen format, one of `allowed` (e.g. {"text", "json"}). kInvalidInput when --format is
+// not allowed, when --json contradicts --format, or when the --output extension says nothing.
+StatusOr<std::string> ResolveOutputFormat(const OutputOptions& options,
+                                          std::span<const std::string_view> allowed,
+                                          std::string_view default_format);
+
+// Writes `text` to --output atomically (nothing is left behind on failure), or to ctx.out.
+Status WriteOutput(const OutputOptions& options, std::string_view text, CommandContext& ctx);
+
+// A new JSON document: {"schema_version": kSchemaVersion, "kind": kind}.
+nlohmann::ordered_json NewJsonDocument(std::string_view kind);
+
+// JSON text of a document: 2-space indent, UTF-8 errors replaced (names from traces may be
+// invalid UTF-8), newline at the end.
+std::string DumpJson(const nlohmann::ordered_json& doc);
+
+// A one-line error for the terminal: "cann-profiler: error: <message>" (newlines flattened).
+std::string FormatError(const Status& status);
+
+}  // namespace cprof::cli
+
+namespace cprof {
+struct Trace;
+}
+
+namespace cprof::cli {
+
+// Imports a trace for a command; the error always names the file.
+StatusOr<Trace> LoadTrace(const std::string& path);
+
+}  // namespace cprof::cli

@@ -1,0 +1,81 @@
+// `cann-profiler cluster DIR... [--output cluster.json|.md] [--format json|md|text] [--full_trace]
+// [--jobs N]`: loads every rank (torch_npu *_ascend_pt / msprof PROF_* results found under the
+// given folders) in parallel and reports the per-rank step breakdown, the slow rank(s) with their
+// statistical test and evidence, the straggler's cost per step, slow links and the communication
+// matrix summary. By default it reads each rank's summary tables (step_trace_time.csv,
+// communication*.json, the same inputs msprof-analyze uses); --full_trace imports every trace and
+// recomputes the breakdown from it. Broken ranks are listed as unreadable; the run goes on.
+#include <chrono>
+#include <filesystem>
+
+#include "analysis/cluster/rank_loader.h"
+#include "cli/cluster_render.h"
+#include "cli/commands.h"
+#include "import/ascend/ascend_layout.h"
+#include "import/import_trace.h"
+
+namespace cprof::cli {
+namespace {
+
+struct ClusterOptions {
+  std::vector<std::string> dirs;
+  OutputOptions output;
+  bool full_trace = false;
+  int jobs = 0;
+};
+
+CommandResult RunCluster(const ClusterOptions& o, CommandContext& ctx) {
+  static constexpr std::string_view kFormats[] = {"text", "md", "json"};
+  ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::string> paths;
+  for (const std::string& d : o.dirs) {
+    std::error_code ec;
+    if (!std::filesystem::exists(d, ec)) return NotFound("{}: no such file or directory", d);
+    std::vector<std::string> found = FindProfilerResults(d);
+    if (found.empty()) {
+      return InvalidInput("{}: no torch_npu (*_ascend_pt) or msprof (PROF_*) results in this folder or below", d);
+    }
+    paths.insert(paths.end(), found.begin(), found.end());
+  }
+  const bool full = o.full_trace;
+  RankTraceLoader load = [full](const std::string& path) -> StatusOr<Trace> {
+    ImportOptions opts;
+    opts.threads = 1;  // ranks are the unit of parallelism
+    opts.summary_tables_only = !full;
+    StatusOr<Trace> t = ImportTrace(path, opts);
+    // A rank whose summary tables lack the step breakdown is read in full.
+    if (!full && t.ok() && t->MetadataText("ascend_step_trace").empty()) {
+      opts.summary_tables_only = false;
+      t = ImportTrace(path, opts);
+    }
+    return t;
+  };
+  LoadedRanks loaded = LoadRankSummaries(paths, load, /*prefer_trace_steps=*/full, o.jobs);
+  ClusterReport report = AnalyzeCluster(std::move(loaded.ranks), std::move(loaded.unreadable));
+  ClusterRunInfo info{.inputs = o.dirs, .mode = full ? "full_trace" : "summary_tables"};
+  info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string text = format == "json" ? DumpJson(ClusterReportToJson(report, info))
+                                      : ClusterReportToMarkdown(report, info);
+  RETURN_IF_ERROR(WriteOutput(o.output, text, ctx));
+  for (const UnreadableRank& u : report.unreadable) ctx.err << "cann-profiler: warning: unreadable rank: " << u.reason << "\n";
+  if (report.ranks.empty()) return InvalidInput("no rank could be read ({} unreadable)", report.unreadable.size());
+  return ExitCode::kOk;
+}
+
+}  // namespace
+
+Command AddClusterCommand(CLI::App& root) {
+  auto o = std::make_shared<ClusterOptions>();
+  CLI::App* cmd = root.add_subcommand(
+      "cluster", "multi-rank analysis: per-rank step breakdown, slow ranks with evidence, slow links");
+  cmd->add_option("dirs", o->dirs, "folders holding the ranks' profiler results (or the results themselves)")
+      ->required();
+  cmd->add_flag("--full_trace", o->full_trace,
+                "import every rank's full trace and recompute the breakdown from it (default: summary tables)");
+  cmd->add_option("--jobs", o->jobs, "ranks loaded at once (default: all cores)");
+  AddOutputOptions(cmd, &o->output, "text, md, json");
+  return {cmd, [o](CommandContext& ctx) { return RunCluster(*o, ctx); }};
+}
+
+}  // namespace cprof::cli

@@ -1,0 +1,24 @@
+// The registry of subcommands: one Add*Command per file, listed once in AddAllCommands.
+#pragma once
+
+#include <vector>
+
+#include "cli/cli_common.h"
+
+namespace cprof::cli {
+
+Command AddSummaryCommand(CLI::App& root);  // summary_command.cc
+Command AddInfoCommand(CLI::App& root);     // info_command.cc
+Command AddConvertCommand(CLI::App& root);  // convert_command.cc
+Command AddMetricsCommand(CLI::App& root);  // metrics_command.cc
+Command AddTraceCommand(CLI::App& root);    // trace_command.cc
+Command AddValidateCommand(CLI::App& root);  // validate_command.cc
+Command AddCompareCommand(CLI::App& root);   // compare_command.cc
+Command AddVisualizeCommand(CLI::App& root);  // visualize_command.cc
+Command AddTuneCommand(CLI::App& root);       // tune_command.cc
+Command AddClusterCommand(CLI::App& root);    // cluster_command.cc
+
+// Every subcommand, in the order `--help` lists them.
+std::vector<Command> AddAllCommands(CLI::App& root);
+
+}  // namespace cprof::cli

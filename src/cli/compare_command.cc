@@ -1,0 +1,120 @@
+// `cann-profiler compare --baseline B --target T [--output diff.md|html|json] [--time_range A:B[,C:D]]
+// [--op_map FILE]`: the operator-level difference between two traces, or two windows of one:
+// counts, total and self time, new and vanished ops, the time by category, per-step
+// significance, and the top regressions and improvements with their evidence
+// (analysis/compare/trace_diff.h, report/compare/trace_diff_report.h).
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <fmt/core.h>
+
+#include "analysis/compare/op_map.h"
+#include "analysis/compare/trace_diff.h"
+#include "cli/commands.h"
+#include "model/trace.h"
+#include "report/compare/pdf_renderer.h"
+#include "report/compare/trace_diff_report.h"
+
+namespace cprof::cli {
+namespace {
+
+struct CompareCommandOptions {
+  std::string baseline;
+  std::string target;
+  std::string time_range;           // "A:B" for both, or "A:B,C:D" for baseline and target
+  std::string baseline_time_range;  // overrides
+  std::string target_time_range;
+  std::string op_map;
+  size_t top = 10;
+  double alpha = 0.05;
+  OutputOptions output;
+};
+
+StatusOr<TimeWindow> Window(const Trace& t, const std::string& text, const char* flag) {
+  if (text.empty()) return TimeWindow{};
+  StatusOr<TimeRange> range = ParseTimeRange(text);
+  if (!range.ok()) return range.status().WithContext(flag);
+  if (range->start && range->end && *range->end <= *range->start)
+    return InvalidInput("{} {}: the end must be after the start", flag, text);
+  return TimeWindow::FromRange(t, *range);
+}
+
+std::string Label(const std::string& path, const std::string& range) {
+  return range.empty() ? path : fmt::format("{} [{}]", path, range);
+}
+
+CommandResult RunCompare(const CompareCommandOptions& o, CommandContext& ctx) {
+  static constexpr std::string_view kFormats[] = {"text", "md", "html", "json", "pdf"};
+  ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
+  if (format == "pdf" && o.output.output.empty()) return InvalidInput("PDF output needs --output FILE.pdf");
+
+  std::string range_b = o.time_range, range_t = o.time_range;
+  if (size_t comma = o.time_range.find(','); comma != std::string::npos) {
+    range_b = o.time_range.substr(0, comma);
+    range_t = o.time_range.substr(comma + 1);
+  }
+  if (!o.baseline_time_range.empty()) range_b = o.baseline_time_range;
+  if (!o.target_time_range.empty()) range_t = o.target_time_range;
+
+  OpMap map;
+  if (!o.op_map.empty()) {
+    std::ifstream in(o.op_map, std::ios::binary);
+    if (!in) return NotFound("--op_map {}: cannot open the file", o.op_map);
+    std::stringstream text;
+    text << in.rdbuf();
+    ASSIGN_OR_RETURN(map, OpMap::Parse(text.str(), o.op_map));
+  }
+
+  ASSIGN_OR_RETURN(Trace baseline, LoadTrace(o.baseline));
+  std::optional<Trace> target_storage;
+  const Trace* target = &baseline;
+  if (o.target != o.baseline) {
+    ASSIGN_OR_RETURN(Trace t, LoadTrace(o.target));
+    target_storage = std::move(t);
+    target = &*target_storage;
+  }
+  TraceDiffOptions opt;
+  ASSIGN_OR_RETURN(opt.baseline_window, Window(baseline, range_b, "--time_range (baseline)"));
+  ASSIGN_OR_RETURN(opt.target_window, Window(*target, range_t, "--time_range (target)"));
+  opt.op_map = o.op_map.empty() ? nullptr : &map;
+  opt.top_n = o.top;
+  opt.alpha = o.alpha;
+  if (!(opt.alpha > 0 && opt.alpha < 1)) return InvalidInput("--alpha must be in (0, 1), got {}", o.alpha);
+  const TraceDiff diff = DiffTraces(baseline, *target, opt);
+  const DiffLabels labels{Label(o.baseline, range_b), Label(o.target, range_t)};
+
+  if (format == "json") {
+    nlohmann::ordered_json doc = NewJsonDocument("trace_diff");
+    for (auto& [k, v] : TraceDiffJson(diff, labels).items()) doc[k] = v;
+    RETURN_IF_ERROR(WriteOutput(o.output, DumpJson(doc), ctx));
+  } else if (format == "html") {
+    RETURN_IF_ERROR(WriteOutput(o.output, TraceDiffHtml(diff, labels), ctx));
+  } else if (format == "pdf") {
+    RETURN_IF_ERROR(RenderPdfWithChromium(TraceDiffHtml(diff, labels), o.output.output));
+  } else {
+    RETURN_IF_ERROR(WriteOutput(o.output, TraceDiffMarkdown(diff, labels), ctx));
+  }
+  return ExitCode::kOk;
+}
+
+}  // namespace
+
+Command AddCompareCommand(CLI::App& root) {
+  auto o = std::make_shared<CompareCommandOptions>();
+  CLI::App* cmd = root.add_subcommand("compare", "operator-level difference between two traces (or two windows)");
+  cmd->add_option("--baseline", o->baseline, "the reference trace")->required();
+  cmd->add_option("--target", o->target, "the trace to compare with it (may be the same file with other windows)")
+      ->required();
+  cmd->add_option("--time_range", o->time_range,
+                  "window relative to each trace's start: A:B for both sides, or A:B,C:D for baseline and target");
+  cmd->add_option("--baseline_time_range", o->baseline_time_range, "window of the baseline (overrides --time_range)");
+  cmd->add_option("--target_time_range", o->target_time_range, "window of the target (overrides --time_range)");
+  cmd->add_option("--op_map", o->op_map, "rules mapping op names across hardware: lines 'PATTERN => NAME'");
+  cmd->add_option("--top", o->top, "regressions and improvements to list (default 10)")->check(CLI::PositiveNumber);
+  cmd->add_option("--alpha", o->alpha, "significance level for per-op tests, Holm-corrected (default 0.05)");
+  AddOutputOptions(cmd, &o->output, "text (Markdown), md, html, json, pdf");
+  return {cmd, [o](CommandContext& ctx) { return RunCompare(*o, ctx); }};
+}
+
+}  // namespace cprof::cli

@@ -1,0 +1,18 @@
+// Expands the run arguments of `validate` (--before/--after) into trace paths: a trace file, a
+// trace folder (torch_npu *_ascend_pt, msprof PROF_*), a folder of repeated runs (every trace
+// in it, sorted by name, one run each), or a comma-separated list of any of these.
+//
+//   ASSIGN_OR_RETURN(std::vector<std::string> runs, ExpandRunPaths("runs/base/"));
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace cprof::cli {
+
+// kInvalidInput when an entry does not exist or a folder holds no recognizable trace.
+StatusOr<std::vector<std::string>> ExpandRunPaths(const std::string& spec);
+
+}  // namespace cprof::cli

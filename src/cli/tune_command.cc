@@ -1,0 +1,321 @@
+// `cann-profiler tune` (also installed as `cann-auto-tune`): searches a workload's knobs.
+//
+//   cann-profiler tune --space space.yaml --objective latency_ms:min --budget 50 \
+//       -- python3 bench.py --threads {threads} --batch {batch}
+//   cann-profiler tune --replay gemm_RTX_3090.json.gz --budget 100 --seed 1 --json
+//
+// Progress goes to stderr (one line per trial); the result to stdout or --output: text, or with
+// --json one JSON line with best_value, best_params, trials and the study's history.
+// Exit codes: 0 a best configuration was found; 1 every trial failed; 2 bad input; 3 internal.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "base/time_units.h"
+#include "cli/commands.h"
+#include "tune/diagnosis_guidance.h"
+#include "tune/replay_evaluator.h"
+#include "tune/sampler.h"
+#include "tune/space_file.h"
+#include "tune/trial_runner.h"
+#include "tune/tuner.h"
+
+namespace cprof::cli {
+namespace {
+
+using namespace cprof::tune;
+
+struct TuneCliOptions {
+  std::string space;
+  std::string objective;
+  int64_t budget = 100;
+  std::string time;
+  std::string sampler = "auto";
+  int repeats = 1;
+  std::string timeout;
+  std::string storage;
+  std::string study;
+  int workers = 1;
+  std::string from_diagnosis;
+  std::string replay;
+  bool replay_noise = false;
+  uint64_t seed = 0;
+  std::vector<std::string> env;
+  std::vector<std::string> regex;
+  bool shell = false;
+  int remeasure = -1;  // -1: 3 for commands, 0 for replay
+  bool no_default = false;
+  bool quiet = false;
+  OutputOptions output;
+  std::vector<std::string> command;
+};
+
+StatusOr<std::pair<std::string, std::string>> SplitAssignment(const std::string& text, const char* flag) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return InvalidInput("{} '{}': expected NAME=VALUE", flag, text);
+  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+}
+
+std::string FormatValueText(double v) { return fmt::format("{:.6g}", v); }
+
+std::string ParamsText(const std::map<std::string, std::string>& params) {
+  std::string s;
+  for (const auto& [k, v] : params) s += (s.empty() ? "" : " ") + k + "=" + v;
+  return s;
+}
+
+nlohmann::ordered_json ParamsJson(const std::map<std::string, std::string>& params) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : params) {
+    // Numbers as numbers, so scripts can use them directly.
+    char* end = nullptr;
+    long long i = std::strtoll(v.c_str(), &end, 10);
+    if (!v.empty() && *end == '\0') {
+      j[k] = i;
+      continue;
+    }
+    double d = std::strtod(v.c_str(), &end);
+    if (!v.empty() && *end == '\0' && std::isfinite(d)) j[k] = d;
+    else j[k] = v;
+  }
+  return j;
+}
+
+CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
+  static constexpr std::string_view kFormats[] = {"text", "json"};
+  ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
+  if (!o.from_diagnosis.empty()) RETURN_IF_ERROR(LoadDiagnosisGuidance(o.from_diagnosis).status());
+  if (o.space.empty() && o.replay.empty()) return InvalidInput("tune: give the search space with --space FILE");
+  if (o.replay.empty() && o.command.empty())
+    return InvalidInput("tune: give the command to run after `--` (or --replay CACHE.json.gz)");
+  if (!o.replay.empty() && !o.command.empty()) return InvalidInput("tune: --replay and a command exclude each other");
+  if (o.repeats < 1) return InvalidInput("--repeats must be at least 1");
+  if (o.workers < 1 || o.workers > 1024) return InvalidInput("--workers must be between 1 and 1024");
+  if (o.budget < 1) return InvalidInput("--budget must be positive");
+  {
+    std::vector<std::string> names = SamplerNames();
+    if (std::find(names.begin(), names.end(), o.sampler) == names.end())
+      return InvalidInput("--sampler '{}': choose auto, gp, tpe, evolution or random", o.sampler);
+  }
+
+  // The space: a file, or the replay cache's own parameter lists.
+  ASSIGN_OR_RETURN(SpaceFile space_file, LoadSpaceFile(o.space.empty() ? o.replay : o.space));
+  const SearchSpace& space = space_file.space;
+
+  std::unique_ptr<Evaluator> evaluator;
+  std::string identity;  // what makes this study this study (beyond space and objectives)
+  if (!o.replay.empty()) {
+    ASSIGN_OR_RETURN(auto replay, ReplayEvaluator::Open(o.replay, space, o.replay_noise));
+    evaluator = std::move(replay);
+    identity = "replay:" + std::filesystem::absolute(o.replay).string() + (o.replay_noise ? ":noise" : "");
+  } else {
+    CommandSpec spec;
+    spec.argv = o.command;
+    spec.shell = o.shell;
+    spec.env = space_file.env;
+    for (const std::string& e : o.env) {
+      ASSIGN_OR_RETURN(auto kv, SplitAssignment(e, "--env"));
+      spec.env.push_back(kv);
+    }
+    for (const std::string& r : o.regex) {
+      // "NAME=REGEX", or a bare REGEX for the (first) objective.
+      size_t eq = r.find('=');
+      bool named = eq != std::string::npos && eq > 0 &&
+                   r.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == eq;
+      std::string name = named ? r.substr(0, eq) : "";
+      if (name.empty()) {
+        size_t colon = o.objective.find_first_of(":,");
+        name = o.objective.substr(0, colon);
+        if (name.empty()) return InvalidInput("--regex '{}': name the metric (NAME=REGEX) or give --objective", r);
+      }
+      spec.regex.emplace_back(name, named ? r.substr(eq + 1) : r);
+    }
+    if (!o.timeout.empty()) {
+      ASSIGN_OR_RETURN(spec.timeout_ns, ParseDuration(o.timeout));
+      if (spec.timeout_ns <= 0) return InvalidInput("--timeout '{}' must be positive", o.timeout);
+    }
+    ASSIGN_OR_RETURN(auto runner, TrialRunner::Create(spec, space));
+    evaluator = std::move(runner);
+    identity = "command:";
+    for (const std::string& a : o.command) identity += a + '\x1f';
+    for (const auto& [k, v] : spec.env) identity += k + "=" + v + '\x1f';
+    for (const auto& [k, v] : spec.regex) identity += k + "~" + v + '\x1f';
+    identity += o.shell ? "shell" : "";
+  }
+
+  TuneOptions topt;
+  ASSIGN_OR_RETURN(topt.objectives, ParseObjectives(o.objective, evaluator->default_objective()));
+  topt.sampler = o.sampler;
+  topt.budget = o.budget;
+  if (!o.time.empty()) {
+    ASSIGN_OR_RETURN(topt.time_limit_ns, ParseDuration(o.time));
+    if (topt.time_limit_ns <= 0) return InvalidInput("--time '{}' must be positive", o.time);
+  }
+  topt.workers = o.workers;
+  topt.repeats = o.repeats;
+  topt.seed = o.seed;
+  topt.default_first = !o.no_default;
+  topt.remeasure_top = o.remeasure >= 0 ? o.remeasure : (o.replay.empty() ? 3 : 0);
+  topt.remeasure_repeats = std::max(3, o.repeats);
+  topt.fingerprint_extra = identity;
+  topt.study_name = o.study.empty() ? "tune-" + StudyFingerprint(space, topt.objectives, identity).substr(0, 12)
+                                    : o.study;
+  std::string storage_url = o.storage.empty() ? (o.replay.empty() ? "sqlite://cann-tune.db" : "memory") : o.storage;
+  ASSIGN_OR_RETURN(auto storage, OpenStudyStorage(storage_url));
+
+  ProgressFn progress;
+  if (!o.quiet) {
+    progress = [&ctx, &topt](const Progress& p) {
+      const TrialSummary& t = *p.trial;
+      std::string what;
+      if (t.state == TrialState::kComplete) {
+        for (const ObjectiveSpec& obj : topt.objectives)
+          if (auto it = t.metrics.find(obj.name); it != t.metrics.end())
+            what += fmt::format("{}{}={}", what.empty() ? "" : " ", obj.name, FormatValueText(it->second));
+        if (what.empty() && !t.metrics.empty()) what = t.metrics.begin()->first + "=" + FormatValueText(t.metrics.begin()->second);
+      } else {
+        what = std::string(TrialStateName(t.state)) + (t.reason.empty() ? "" : ": " + t.reason);
+      }
+      std::string eta = p.eta_s >= 0 ? " eta " + FormatDuration(static_cast<TimeNs>(p.eta_s * 1e9)) : "";
+      ctx.err << fmt::format("[{}/{}] trial {} {} | best {}{} | {}\n", p.evaluations, p.budget, t.number, what,
+                             p.best_value ? FormatValueText(*p.best_value) : "-", eta, ParamsText(t.params));
+      ctx.err.flush();
+    };
+  }
+
+  ASSIGN_OR_RETURN(TuneResult r, RunStudy(space, *evaluator, *storage, topt, progress));
+
+  int64_t failed = 0, infeasible = 0;
+  for (const TrialSummary& t : r.trials) {
+    failed += t.state == TrialState::kFailed;
+    infeasible += t.state == TrialState::kInfeasible;
+  }
+  std::string objective_name = topt.objectives.empty() ? "" : topt.objectives[0].name;
+  if (objective_name.empty() && r.best && !r.trials[*r.best].metrics.empty())
+    objective_name = r.trials[*r.best].metrics.begin()->first;
+  auto value_of = [&](const TrialSummary& t) -> std::optional<double> {
+    auto it = t.metrics.find(objective_name);
+    if (it == t.metrics.end()) return std::nullopt;
+    return it->second;
+  };
+  std::optional<double> best_value = r.best ? value_of(r.trials[*r.best]) : std::nullopt;
+  std::optional<double> default_value = r.default_trial ? value_of(r.trials[*r.default_trial]) : std::nullopt;
+  bool maximize = !topt.objectives.empty() && topt.objectives[0].maximize;
+  std::optional<double> improvement;  // relative, positive = better than the default
+  if (best_value && default_value && *default_value != 0)
+    improvement = maximize ? (*best_value - *default_value) / std::fabs(*default_value)
+                           : (*default_value - *best_value) / std::fabs(*default_value);
+
+  std::string text;
+  if (format == "json") {
+    nlohmann::ordered_json doc = NewJsonDocument("tune");
+    doc["study"] = r.study_name;
+    doc["storage"] = storage_url;
+    doc["objective"] = FormatObjectives(topt.objectives);
+    doc["best_value"] = best_value ? nlohmann::ordered_json(*best_value) : nlohmann::ordered_json(nullptr);
+    doc["best_params"] = r.best ? ParamsJson(r.trials[*r.best].params) : nlohmann::ordered_json(nullptr);
+    doc["best_trial"] = r.best ? nlohmann::ordered_json(r.trials[*r.best].number) : nlohmann::ordered_json(nullptr);
+    doc["trials"] = r.evaluations;
+    doc["failed"] = failed;
+    doc["infeasible"] = infeasible;
+    doc["resumed"] = r.resumed;
+    doc["default_value"] = default_value ? nlohmann::ordered_json(*default_value) : nlohmann::ordered_json(nullptr);
+    doc["improvement_over_default"] = improvement ? nlohmann::ordered_json(*improvement) : nlohmann::ordered_json(nullptr);
+    nlohmann::ordered_json rem = nlohmann::ordered_json::array();
+    for (const Remeasured& m : r.remeasured)
+      rem.push_back({{"trial", m.number}, {"params", ParamsJson(m.params)}, {"objective", m.objective}, {"n", m.n},
+                     {"mean", m.mean}, {"ci95_low", m.ci_low}, {"ci95_high", m.ci_high}});
+    doc["remeasured"] = rem;
+    if (!r.pareto.empty()) {
+      nlohmann::ordered_json front = nlohmann::ordered_json::array();
+      for (size_t i : r.pareto)
+        front.push_back({{"trial", r.trials[i].number}, {"params", ParamsJson(r.trials[i].params)},
+                         {"metrics", r.trials[i].metrics}});
+      doc["pareto_front"] = front;
+    }
+    nlohmann::ordered_json hist = nlohmann::ordered_json::array();
+    for (const TrialSummary& t : r.trials) {
+      if (t.state == TrialState::kInfeasible) continue;  // replay: thousands of free lookups
+      nlohmann::ordered_json h = {{"number", t.number}, {"state", TrialStateName(t.state)},
+                                  {"params", ParamsJson(t.params)}, {"sampler", t.sampler}};
+      if (t.state == TrialState::kComplete) h["metrics"] = t.metrics;
+      if (!t.reason.empty()) h["reason"] = t.reason;
+      hist.push_back(std::move(h));
+    }
+    doc["history"] = hist;
+    text = doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  } else {
+    text += fmt::format("study {} ({}): {} evaluations ({} failed), {} infeasible, {} resumed\n", r.study_name,
+                        storage_url, r.evaluations, failed, infeasible, r.resumed);
+    if (r.best) {
+      const TrialSummary& b = r.trials[*r.best];
+      text += fmt::format("best     {} = {} (trial {})\n         {}\n", objective_name,
+                          best_value ? FormatValueText(*best_value) : "?", b.number, ParamsText(b.params));
+    } else {
+      text += "best     none: no trial succeeded\n";
+    }
+    for (const Remeasured& m : r.remeasured)
+      text += fmt::format("re-measured trial {}: {} = {} [{}, {}] (95% CI, n={})\n", m.number, m.objective,
+                          FormatValueText(m.mean), FormatValueText(m.ci_low), FormatValueText(m.ci_high), m.n);
+    if (default_value)
+      text += fmt::format("default  {} = {}{}\n", objective_name, FormatValueText(*default_value),
+                          improvement ? fmt::format(" -> {:+.1f}% better with the best", 100 * *improvement) : "");
+    if (!r.pareto.empty()) {
+      text += "pareto front\n";
+      for (size_t i : r.pareto) {
+        std::string vals;
+        for (const ObjectiveSpec& obj : topt.objectives)
+          if (auto it = r.trials[i].metrics.find(obj.name); it != r.trials[i].metrics.end())
+            vals += fmt::format("{}{}={}", vals.empty() ? "" : " ", obj.name, FormatValueText(it->second));
+        text += fmt::format("  trial {}: {} | {}\n", r.trials[i].number, vals, ParamsText(r.trials[i].params));
+      }
+    }
+  }
+  RETURN_IF_ERROR(WriteOutput(o.output, text, ctx));
+  return r.best ? ExitCode::kOk : ExitCode::kVerdictFailed;
+}
+
+}  // namespace
+
+Command AddTuneCommand(CLI::App& root) {
+  auto o = std::make_shared<TuneCliOptions>();
+  CLI::App* cmd = root.add_subcommand("tune", "search a workload's knobs (sample-efficient, resumable, parallel)");
+  cmd->add_option("--space", o->space,
+                  "search space: YAML, a Kernel Tuner cache (its tune_params/restrictions) or a T4 space JSON");
+  cmd->add_option("--objective", o->objective,
+                  "metric(s) to optimize: \"latency_ms:min\" or \"latency_ms:min,mem_mb:min\" (a Pareto front); "
+                  "default: the only metric the command reports (\"time\" with --replay)");
+  cmd->add_option("--budget", o->budget, "evaluations in the whole study, failed ones included (default 100)");
+  cmd->add_option("--time", o->time, "stop this run after this long (\"30m\")");
+  cmd->add_option("--sampler", o->sampler, "auto (default), gp, tpe, evolution or random");
+  cmd->add_option("--repeats", o->repeats, "measurements per configuration; clearly worse ones stop early (racing)");
+  cmd->add_option("--timeout", o->timeout, "kill a trial's process group after this long (\"60s\"); the trial fails");
+  cmd->add_option("--storage", o->storage,
+                  "sqlite:///study.db (default: sqlite://cann-tune.db; memory with --replay), "
+                  "postgresql://user@host/db for many workers, or memory");
+  cmd->add_option("--study", o->study, "study name (default: derived from the space, objective and command, so "
+                                       "rerunning the same command resumes it)");
+  cmd->add_option("--workers", o->workers, "trials to run at once in this process");
+  cmd->add_option("--from_diagnosis", o->from_diagnosis, "start from a diagnosis report (not yet available)");
+  cmd->add_option("--replay", o->replay,
+                  "evaluate by lookup in a Kernel Tuner cache file (benchmarks; absent configurations are free)");
+  cmd->add_flag("--replay_noise", o->replay_noise, "with --replay: one random sample of `times`, not their mean");
+  cmd->add_option("--seed", o->seed, "random seed: the same seed reproduces the study");
+  cmd->add_option("--env", o->env, "NAME=VALUE for the command, {param} placeholders allowed; repeatable");
+  cmd->add_option("--regex", o->regex,
+                  "NAME=REGEX reading metric NAME from stdout (group 1 of the last match); repeatable");
+  cmd->add_flag("--shell", o->shell, "run the command through /bin/sh -c (values are shell-quoted)");
+  cmd->add_option("--remeasure", o->remeasure,
+                  "re-measure the best K configurations at the end for confidence intervals (default 3; 0 with "
+                  "--replay)");
+  cmd->add_flag("--no_default", o->no_default, "do not start with the space's default configuration");
+  cmd->add_flag("--quiet,-q", o->quiet, "no progress lines on stderr");
+  AddOutputOptions(cmd, &o->output, "text or json");
+  cmd->add_option("command", o->command, "the command to tune, after `--`, with {param} placeholders")->expected(-1);
+  return {cmd, [o](CommandContext& ctx) { return RunTune(*o, ctx); }};
+}
+
+}  // namespace cprof::cli

@@ -1,0 +1,227 @@
+// `cann-profiler tune` through the real binary: replay output, the CLI contract, resume after
+// kill -9, two processes on one SQLite study, and the cann-auto-tune name.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "tune/trial_runner.h"
+
+namespace cprof::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using tune::ProcessResult;
+using tune::RunProcess;
+
+const std::string kBinary = CPROF_BINARY_DIR "/cann-profiler";
+const std::string kPnpoly = CPROF_FIXTURES_DIR "/tuning/pnpoly_RTX_3090.json.gz";
+
+ProcessResult Tune(std::vector<std::string> args, const std::string& cwd = "/tmp") {
+  args.insert(args.begin(), {kBinary, "tune"});
+  return RunProcess(args, {}, 600 * kNsPerS, cwd);
+}
+
+fs::path TempDir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("cprof_tune_cli_" + std::to_string(::getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+nlohmann::json LastJsonLine(const std::string& out) {
+  size_t end = out.find_last_not_of('\n');
+  size_t start = out.rfind('\n', end);
+  std::string line = out.substr(start == std::string::npos ? 0 : start + 1, end + 1);
+  return nlohmann::json::parse(line, nullptr, false);
+}
+
+// (key, state) of every trial in an SQLite study file.
+std::vector<std::pair<std::string, std::string>> Trials(const std::string& db) {
+  std::vector<std::pair<std::string, std::string>> out;
+  sqlite3* h = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(h, "SELECT key, state FROM cprof_tune_trials ORDER BY number", -1, &s, nullptr);
+  while (s && sqlite3_step(s) == SQLITE_ROW)
+    out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)),
+                     reinterpret_cast<const char*>(sqlite3_column_text(s, 1)));
+  sqlite3_finalize(s);
+  sqlite3_close(h);
+  return out;
+}
+
+TEST(TuneCommandTest, ReplayJsonIsOneLineAndReproducible) {
+  auto run = [&] {
+    ProcessResult r = Tune({"--replay", kPnpoly, "--budget", "20", "--seed", "3", "--json", "--quiet"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r;
+  };
+  ProcessResult a = run(), b = run();
+  EXPECT_EQ(std::count(a.out.begin(), a.out.end(), '\n'), 1) << "--json prints exactly one line";
+  nlohmann::json ja = LastJsonLine(a.out), jb = LastJsonLine(b.out);
+  ASSERT_TRUE(ja.is_object()) << a.out;
+  EXPECT_EQ(ja["schema_version"], 1);
+  EXPECT_EQ(ja["trials"], 20);
+  EXPECT_TRUE(ja["best_value"].is_number());
+  EXPECT_TRUE(ja["best_params"].is_object());
+  EXPECT_TRUE(ja["best_params"]["block_size_x"].is_number());
+  EXPECT_EQ(ja["best_value"], jb["best_value"]);
+  EXPECT_EQ(ja["best_params"], jb["best_params"]);
+  EXPECT_EQ(ja["history"], jb["history"]);
+}
+
+TEST(TuneCommandTest, ContractFlagsAndErrors) {
+  // Both spellings of multi-word flags; durations with units.
+  ProcessResult dash = Tune({"--replay", kPnpoly, "--budget", "5", "--replay-noise", "--no-default", "--quiet"});
+  EXPECT_EQ(dash.exit_code, 0) << dash.err;
+  ProcessResult under = Tune({"--replay", kPnpoly, "--budget", "5", "--replay_noise", "--time", "10m", "--quiet"});
+  EXPECT_EQ(under.exit_code, 0) << under.err;
+  EXPECT_NE(under.out.find("best"), std::string::npos);
+  // Bad input: exit code 2 and one line naming the problem.
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--budget", "5", "--", "true"},                                       // no space
+           {"--replay", kPnpoly, "--sampler", "annealing"},                        // unknown sampler
+           {"--replay", kPnpoly, "--time", "30"},                                  // duration without unit
+           {"--replay", "/nonexistent.json.gz"},                                   // missing file
+           {"--replay", kPnpoly, "--objective", "p99(step):min"},                  // needs the tracer
+           {"--replay", kPnpoly, "--from_diagnosis", "report.yaml"},               // not yet available
+       }) {
+    ProcessResult r = Tune(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args.back() << ": " << r.err;
+    EXPECT_NE(r.err.find("error"), std::string::npos);
+  }
+}
+
+// The workload of the resume tests: logs every run, takes a moment, prints its objective.
+struct Workload {
+  fs::path dir;
+  std::string space, log, db;
+  std::vector<std::string> command;
+};
+
+Workload MakeWorkload(const std::string& name, double sleep_s) {
+  Workload w;
+  w.dir = TempDir(name);
+  w.space = (w.dir / "space.yaml").string();
+  w.log = (w.dir / "runs.log").string();
+  w.db = (w.dir / "study.db").string();
+  std::ofstream(w.space) << "parameters:\n  - {name: x, type: int, low: 0, high: 9}\n"
+                            "  - {name: y, type: int, low: 0, high: 9}\n";
+  w.command = {"/bin/sh", "-c",
+               "echo \"$1,$2\" >> " + w.log + "; sleep " + std::to_string(sleep_s) +
+                   "; echo \"{{\\\"ms\\\": $(( ($1-3)*($1-3) + ($2-6)*($2-6) + 1 ))}}\"",
+               "sh", "{x}", "{y}"};
+  return w;
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::vector<std::string> out;
+  std::ifstream in(path);
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty()) out.push_back(l);
+  return out;
+}
+
+TEST(TuneCommandTest, ResumesAfterKill9WithNothingLostOrRepeated) {
+  Workload w = MakeWorkload("resume", 0.3);
+  std::vector<std::string> args = {kBinary, "tune", "--space", w.space, "--storage", "sqlite://" + w.db,
+                                   "--budget", "12", "--seed", "1", "--remeasure", "0", "--quiet", "--"};
+  args.insert(args.end(), w.command.begin(), w.command.end());
+  // First run: killed with SIGKILL once a few trials are done.
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execv(kBinary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (Lines(w.log).size() < 5 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(::kill(pid, SIGKILL), 0);
+  ::waitpid(pid, nullptr, 0);
+  auto before = Trials(w.db);
+  size_t done_before = 0;
+  for (const auto& [k, s] : before) done_before += s == "complete";
+  EXPECT_GE(done_before, 3u);
+  EXPECT_LT(done_before, 12u) << "killed too late to test anything";
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the orphaned trial finishes
+
+  // The same command again: resumes.
+  ProcessResult again = RunProcess(std::vector<std::string>(args.begin(), args.end()), {}, 600 * kNsPerS, "/tmp");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  auto after = Trials(w.db);
+  std::set<std::string> keys;
+  for (const auto& [k, s] : after) {
+    EXPECT_EQ(s, "complete") << k;
+    EXPECT_TRUE(keys.insert(k).second) << "configuration " << k << " recorded twice";
+  }
+  EXPECT_EQ(after.size(), 12u);
+  // Every finished trial of the first run was kept (not rerun); only the one in flight at the kill
+  // ran twice.
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i].first, before[i].first);
+  std::vector<std::string> runs = Lines(w.log);
+  std::set<std::string> run_keys(runs.begin(), runs.end());
+  EXPECT_EQ(run_keys, keys);
+  EXPECT_LE(runs.size(), 12u + 1u);
+}
+
+TEST(TuneCommandTest, TwoProcessesShareOneSqliteStudy) {
+  Workload w = MakeWorkload("two", 0.05);
+  std::vector<std::string> args = {kBinary, "tune", "--space", w.space, "--storage", "sqlite://" + w.db,
+                                   "--study", "shared", "--budget", "16", "--workers", "2", "--remeasure", "0",
+                                   "--quiet", "--seed"};
+  auto run = [&](const std::string& seed, ProcessResult* r) {
+    std::vector<std::string> a = args;
+    a.push_back(seed);
+    a.push_back("--");
+    a.insert(a.end(), w.command.begin(), w.command.end());
+    *r = RunProcess(a, {}, 600 * kNsPerS, "/tmp");
+  };
+  ProcessResult ra, rb;
+  std::thread a(run, "1", &ra), b(run, "2", &rb);
+  a.join();
+  b.join();
+  EXPECT_EQ(ra.exit_code, 0) << ra.err;
+  EXPECT_EQ(rb.exit_code, 0) << rb.err;
+  auto trials = Trials(w.db);
+  std::set<std::string> keys;
+  for (const auto& [k, s] : trials) {
+    EXPECT_EQ(s, "complete");
+    EXPECT_TRUE(keys.insert(k).second) << "configuration " << k << " evaluated twice";
+  }
+  EXPECT_GE(trials.size(), 16u);
+  EXPECT_LE(trials.size(), 16u + 3u);
+  std::vector<std::string> runs = Lines(w.log);
+  EXPECT_EQ(runs.size(), trials.size()) << "a configuration ran in both processes";
+}
+
+TEST(TuneCommandTest, InstalledAsCannAutoTune) {
+  fs::path dir = TempDir("alias");
+  fs::path alias = dir / "cann-auto-tune";
+  fs::create_symlink(kBinary, alias);
+  ProcessResult r = RunProcess({alias.string(), "--replay", kPnpoly, "--budget", "5", "--json", "--quiet"}, {},
+                               120 * kNsPerS, "/tmp");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = LastJsonLine(r.out);
+  EXPECT_EQ(j["trials"], 5);
+}
+
+}  // namespace
+}  // namespace cprof::cli

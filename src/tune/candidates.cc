@@ -1,0 +1,82 @@
+// Candidate generation: exact sampling over enumerated spaces, rejection sampling otherwise.
+#include "tune/candidates.h"
+
+#include <unordered_set>
+
+namespace cprof::tune {
+
+bool Proposable(const SearchSpace& space, const History& history, const Config& c) {
+  return space.Feasible(c) && !history.Seen(space.Key(c));
+}
+
+namespace {
+
+// Indices of every unseen enumerated configuration.
+std::vector<size_t> AllUnseen(const std::vector<std::string>& keys, const History& history) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < keys.size(); ++i)
+    if (!history.Seen(keys[i])) out.push_back(i);
+  return out;
+}
+
+}  // namespace
+
+std::optional<Config> RandomUnseen(const SearchSpace& space, const History& history, Rng& rng, size_t max_tries) {
+  if (const auto* all = space.Enumerated()) {
+    const auto& keys = *space.EnumeratedKeys();
+    if (all->empty()) return std::nullopt;
+    for (int t = 0; t < 64; ++t) {
+      size_t i = rng.Index(all->size());
+      if (!history.Seen(keys[i])) return (*all)[i];
+    }
+    std::vector<size_t> unseen = AllUnseen(keys, history);
+    if (unseen.empty()) return std::nullopt;
+    return (*all)[unseen[rng.Index(unseen.size())]];
+  }
+  for (size_t t = 0; t < max_tries; ++t) {
+    Config c = space.Canonicalize(space.SampleUniform(rng), &rng);
+    if (Proposable(space, history, c)) return c;
+  }
+  return std::nullopt;
+}
+
+std::vector<Config> CandidatePool(const SearchSpace& space, const History& history, Rng& rng, size_t n_random,
+                                  const std::vector<Config>& around, const std::vector<Config>& extra) {
+  std::vector<Config> out;
+  std::unordered_set<std::string> taken;
+  auto add = [&](const Config& c, const std::string& key) {
+    if (history.Seen(key) || !taken.insert(key).second) return;
+    out.push_back(c);
+  };
+  if (const auto* all = space.Enumerated()) {
+    const auto& keys = *space.EnumeratedKeys();
+    size_t left = all->size() > history.size() ? all->size() - history.size() : 0;
+    if (left <= 2 * n_random) {
+      std::vector<size_t> unseen = AllUnseen(keys, history);
+      if (unseen.size() > n_random) {  // partial Fisher-Yates: n_random distinct, uniformly
+        for (size_t i = 0; i < n_random; ++i) std::swap(unseen[i], unseen[i + rng.Index(unseen.size() - i)]);
+        unseen.resize(n_random);
+      }
+      for (size_t i : unseen) add((*all)[i], keys[i]);
+    } else {
+      for (size_t t = 0; t < 8 * n_random && out.size() < n_random; ++t) {
+        size_t i = rng.Index(all->size());
+        add((*all)[i], keys[i]);
+      }
+    }
+  } else {
+    for (size_t t = 0; t < 20 * n_random && out.size() < n_random; ++t) {
+      Config c = space.Canonicalize(space.SampleUniform(rng), &rng);
+      if (space.Feasible(c)) add(c, space.Key(c));
+    }
+  }
+  for (const Config& a : around)
+    for (const Config& n : space.Neighbors(a)) add(n, space.Key(n));
+  for (const Config& e : extra) {
+    Config c = space.Canonicalize(e, &rng);
+    if (space.Feasible(c)) add(c, space.Key(c));
+  }
+  return out;
+}
+
+}  // namespace cprof::tune

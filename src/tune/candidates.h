@@ -1,0 +1,33 @@
+// Candidates: feasible configurations no one has tried yet — what every sampler chooses among.
+//
+//   std::optional<Config> c = RandomUnseen(space, history, rng);      // uniform over the feasible set
+//   std::vector<Config> pool = CandidatePool(space, history, rng, 2000, {best});  // + neighbours
+//
+// Small discrete spaces are enumerated once (SearchSpace::Enumerated) and sampled exactly; larger
+// ones by rejection (draw, canonicalize, keep if feasible and unseen).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "tune/history.h"
+#include "tune/rng.h"
+#include "tune/search_space.h"
+
+namespace cprof::tune {
+
+// A uniformly random feasible configuration not in history; nullopt when none could be found
+// (the space is exhausted, or rejection sampling gave up after `max_tries`).
+std::optional<Config> RandomUnseen(const SearchSpace& space, const History& history, Rng& rng,
+                                   size_t max_tries = 20000);
+
+// Up to `n_random` distinct random unseen feasible configurations (all of them when fewer are
+// left), plus every unseen feasible neighbour of each config in `around`, and `extra`
+// (filtered the same way). No duplicates.
+std::vector<Config> CandidatePool(const SearchSpace& space, const History& history, Rng& rng, size_t n_random,
+                                  const std::vector<Config>& around, const std::vector<Config>& extra = {});
+
+// Whether a configuration may be proposed: canonical, feasible, unseen.
+bool Proposable(const SearchSpace& space, const History& history, const Config& c);
+
+}  // namespace cprof::tune

@@ -1,0 +1,56 @@
+// GaussianProcess: a GP regression model with an ARD Matérn-5/2 kernel (Eigen), the surrogate of
+// the GP sampler.
+//
+//   GaussianProcess gp;
+//   gp.Fit(X, y, /*optimize_iters=*/60);        // X: n x d in [0,1]^d, y standardized
+//   gp.Predict(Xc, &mean, &var);
+//
+// Hyperparameters (one length scale per input column, signal and noise variance) maximize the
+// log marginal likelihood plus weak log-normal priors, by Rprop on the analytic gradient, starting
+// from the previous fit (warm start) and from a default; the better of the two is kept.
+// Not thread-safe.
+#pragma once
+
+#include <Eigen/Dense>
+
+namespace cprof::tune {
+
+class GaussianProcess {
+ public:
+  struct Hyper {
+    Eigen::VectorXd log_ls;  // log length scale per column
+    double log_signal = 0;   // log signal variance
+    double log_noise = -7;   // log noise variance
+    Eigen::VectorXd log_lin;  // log weight per column of the linear (trend) kernel; empty = none
+  };
+
+  // Adds an ARD linear kernel sum_k w_k (x_k - 1/2)(x'_k - 1/2) to the Matérn kernel: a trend
+  // that few points can pin down (larger tiles faster), which the stationary kernel alone cannot.
+  void set_linear(bool on) { linear_ = on; }
+
+  // Fits to (X, y). optimize_iters = 0 keeps the current hyperparameters (or defaults on the first
+  // fit / a change of dimension). Returns false when the kernel matrix could not be factored.
+  bool Fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, int optimize_iters);
+  void Predict(const Eigen::MatrixXd& Xs, Eigen::VectorXd* mean, Eigen::VectorXd* var) const;
+
+  const Hyper& hyper() const { return hyper_; }
+  bool fitted() const { return fitted_; }
+
+ private:
+  // Log marginal likelihood + log prior, and its gradient when grad != nullptr.
+  double Objective(const Hyper& h, Eigen::VectorXd* grad) const;
+  Hyper Optimize(Hyper start, int iters) const;
+  Eigen::MatrixXd Kernel(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const Hyper& h) const;
+  Hyper Default(int d) const;
+
+  Eigen::MatrixXd X_;
+  Eigen::VectorXd y_;
+  Hyper hyper_;
+  bool have_hyper_ = false;
+  bool linear_ = false;
+  Eigen::LLT<Eigen::MatrixXd> llt_;
+  Eigen::VectorXd alpha_;
+  bool fitted_ = false;
+};
+
+}  // namespace cprof::tune

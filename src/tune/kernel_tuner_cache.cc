@@ -1,0 +1,177 @@
+// Kernel Tuner cache files (nlohmann-json: they are tens of MB at most) and the spaces they and T4
+// space files define.
+#include "tune/kernel_tuner_cache.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "base/byte_source.h"
+#include "tune/space_file.h"
+
+namespace cprof::tune {
+namespace {
+
+using nlohmann::json;
+
+std::optional<Value> JsonValue(const json& j) {
+  if (j.is_number_integer()) return Value{j.get<int64_t>()};
+  if (j.is_number_float()) return Value{j.get<double>()};
+  if (j.is_boolean()) return Value{static_cast<int64_t>(j.get<bool>() ? 1 : 0)};
+  if (j.is_string()) return Value{j.get<std::string>()};
+  return std::nullopt;
+}
+
+StatusOr<json> ParseJson(std::string_view text, const std::string& origin) {
+  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    // Kernel Tuner writes its cache incrementally; an unfinished file lacks the closing braces.
+    std::string fixed(text);
+    while (!fixed.empty() && (fixed.back() == '\n' || fixed.back() == ' ' || fixed.back() == ',')) fixed.pop_back();
+    fixed += "}}";
+    j = json::parse(fixed, nullptr, false);
+  }
+  if (j.is_discarded() || !j.is_object()) return InvalidInput("{}: not a JSON object", origin);
+  return j;
+}
+
+// Numbers in increasing order are ordinal (sizes, counts); anything else is categorical.
+ParamType InferType(const std::vector<Value>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    auto x = AsNumber(values[i]);
+    if (!x) return ParamType::kCategorical;
+    if (i > 0 && !(*AsNumber(values[i - 1]) < *x)) return ParamType::kCategorical;
+  }
+  return ParamType::kOrdinal;
+}
+
+StatusOr<SpaceFile> Finish(SpaceDefinition def, const std::string& origin, const char* format) {
+  auto space = SearchSpace::Create(std::move(def));
+  if (!space.ok()) return space.status().WithContext(origin);
+  SpaceFile f;
+  f.space = std::move(space).value();
+  f.format = format;
+  return f;
+}
+
+StatusOr<SpaceFile> SpaceFromT4(const json& j, const std::string& origin) {
+  const json& cs = j["ConfigurationSpace"];
+  if (!cs.is_object() || !cs.contains("TuningParameters") || !cs["TuningParameters"].is_array())
+    return InvalidInput("{}: ConfigurationSpace.TuningParameters missing", origin);
+  SpaceDefinition def;
+  for (const json& tp : cs["TuningParameters"]) {
+    Parameter p;
+    if (!tp.contains("Name") || !tp["Name"].is_string()) return InvalidInput("{}: a parameter has no Name", origin);
+    p.name = tp["Name"].get<std::string>();
+    json values = tp.value("Values", json());
+    if (values.is_string()) values = json::parse(values.get<std::string>(), nullptr, false);
+    if (!values.is_array() || values.empty())
+      return InvalidInput("{}: parameter '{}': Values must be a list", origin, p.name);
+    for (const json& v : values) {
+      auto val = JsonValue(v);
+      if (!val) return InvalidInput("{}: parameter '{}': unsupported value {}", origin, p.name, v.dump());
+      p.values.push_back(*val);
+    }
+    p.type = InferType(p.values);
+    if (tp.contains("Default")) p.default_value = JsonValue(tp["Default"]);
+    def.params.push_back(std::move(p));
+  }
+  if (cs.contains("Conditions") && cs["Conditions"].is_array())
+    for (const json& c : cs["Conditions"])
+      if (c.contains("Expression") && c["Expression"].is_string())
+        def.constraints.push_back(c["Expression"].get<std::string>());
+  return Finish(std::move(def), origin, "t4");
+}
+
+}  // namespace
+
+StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const std::string& origin,
+                                                 bool with_records) {
+  ASSIGN_OR_RETURN(json j, ParseJson(text, origin));
+  if (!j.contains("tune_params") || !j["tune_params"].is_object())
+    return InvalidInput("{}: no 'tune_params' (not a Kernel Tuner cache file)", origin);
+  KernelTunerCache out;
+  std::vector<std::string> keys;
+  if (j.contains("tune_params_keys") && j["tune_params_keys"].is_array()) {
+    for (const json& k : j["tune_params_keys"]) keys.push_back(k.get<std::string>());
+  } else {
+    for (const auto& [k, v] : j["tune_params"].items()) keys.push_back(k);
+  }
+  for (const std::string& k : keys) {
+    if (!j["tune_params"].contains(k) || !j["tune_params"][k].is_array())
+      return InvalidInput("{}: tune_params has no list for '{}'", origin, k);
+    std::vector<Value> values;
+    for (const json& v : j["tune_params"][k]) {
+      auto val = JsonValue(v);
+      if (!val) return InvalidInput("{}: tune_params['{}']: unsupported value {}", origin, k, v.dump());
+      values.push_back(*val);
+    }
+    out.tune_params.emplace_back(k, std::move(values));
+  }
+  if (j.contains("restrictions")) {
+    const json& r = j["restrictions"];
+    if (r.is_string()) out.restrictions.push_back(r.get<std::string>());
+    else if (r.is_array())
+      for (const json& e : r) {
+        if (!e.is_string()) return InvalidInput("{}: restrictions must be expression strings", origin);
+        out.restrictions.push_back(e.get<std::string>());
+      }
+  }
+  if (!with_records) return out;
+  if (!j.contains("cache") || !j["cache"].is_object()) return InvalidInput("{}: no 'cache' records", origin);
+  out.records.reserve(j["cache"].size());
+  for (const auto& [key, rec] : j["cache"].items()) {
+    if (!rec.is_object()) return InvalidInput("{}: cache['{}'] is not an object", origin, key);
+    KernelTunerRecord r;
+    for (const std::string& k : keys) {
+      std::optional<Value> v;
+      if (rec.contains(k)) v = JsonValue(rec[k]);
+      if (!v) return InvalidInput("{}: cache['{}'] lacks parameter '{}'", origin, key, k);
+      r.values.push_back(*v);
+    }
+    const json& time = rec.contains("time") ? rec["time"] : json();
+    if (rec.contains("times") && rec["times"].is_array())
+      for (const json& t : rec["times"])
+        if (t.is_number()) r.times.push_back(t.get<double>());
+    if (time.is_string()) {
+      r.error = time.get<std::string>();
+    } else if (!r.times.empty()) {
+      double sum = 0;
+      for (double t : r.times) sum += t;
+      r.objective = sum / static_cast<double>(r.times.size());
+    } else if (time.is_number() && std::isfinite(time.get<double>())) {
+      r.objective = time.get<double>();
+    } else {
+      r.error = "no measurement";
+    }
+    out.records.push_back(std::move(r));
+  }
+  return out;
+}
+
+StatusOr<KernelTunerCache> ReadKernelTunerCache(const std::string& path, bool with_records) {
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  return ParseKernelTunerCache(text, path, with_records);
+}
+
+StatusOr<SpaceFile> ParseSpaceJson(std::string_view text, const std::string& origin) {
+  ASSIGN_OR_RETURN(json j, ParseJson(text, origin));
+  if (j.contains("ConfigurationSpace")) return SpaceFromT4(j, origin);
+  if (!j.contains("tune_params"))
+    return InvalidInput("{}: JSON space needs 'tune_params' (Kernel Tuner) or 'ConfigurationSpace' (T4)", origin);
+  // Only the parameter lists and restrictions: the records belong to the replay evaluator.
+  j.erase("cache");
+  ASSIGN_OR_RETURN(KernelTunerCache cache, ParseKernelTunerCache(j.dump(), origin, false));
+  SpaceDefinition def;
+  for (auto& [name, values] : cache.tune_params) {
+    Parameter p;
+    p.name = name;
+    p.values = values;
+    p.type = InferType(values);
+    def.params.push_back(std::move(p));
+  }
+  def.constraints = cache.restrictions;
+  return Finish(std::move(def), origin, "kernel_tuner");
+}
+
+}  // namespace cprof::tune

@@ -1,0 +1,41 @@
+// Reading Kernel Tuner cache files: the parameter lists (for spaces) and the measured records
+// (for the replay evaluator only — samplers never see them).
+//
+//   ASSIGN_OR_RETURN(KernelTunerCache c, ReadKernelTunerCache("gemm.json.gz", /*with_records=*/true));
+//   c.tune_params[0].first == "MWG";  c.records[i].objective  // mean of `times`, ms
+//
+// Format: {"tune_params_keys": [...], "tune_params": {name: [values]}, "restrictions": [...]?,
+// "cache": {"v1,v2,...": {name: value, ..., "time": t | "ErrorString", "times": [...]}}}.
+// The objective of a record is the mean of `times` (some files overwrote `time`); a record whose
+// `time` is a string (CompilationFailedConfig, RuntimeFailedConfig, ...) failed with that reason.
+// A file cut off before its closing braces (Kernel Tuner appends as it goes) is read as complete.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "tune/value.h"
+
+namespace cprof::tune {
+
+struct KernelTunerRecord {
+  std::vector<Value> values;        // in tune_params_keys order
+  std::optional<double> objective;  // mean of `times`; nullopt when failed
+  std::vector<double> times;
+  std::string error;                // the failure reason when failed
+};
+
+struct KernelTunerCache {
+  std::vector<std::pair<std::string, std::vector<Value>>> tune_params;  // in tune_params_keys order
+  std::vector<std::string> restrictions;  // expressions; empty when the file has none
+  std::vector<KernelTunerRecord> records;  // only when read with_records
+};
+
+StatusOr<KernelTunerCache> ReadKernelTunerCache(const std::string& path, bool with_records);
+StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const std::string& origin,
+                                                 bool with_records);
+
+}  // namespace cprof::tune

@@ -1,0 +1,132 @@
+// Parameter: coordinates <-> values, the unit encoding models use, uniform sampling, validation.
+#include "tune/parameter.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tune/rng.h"
+
+namespace cprof::tune {
+
+const char* ParamTypeName(ParamType t) {
+  switch (t) {
+    case ParamType::kInt: return "int";
+    case ParamType::kFloat: return "float";
+    case ParamType::kCategorical: return "categorical";
+    case ParamType::kOrdinal: return "ordinal";
+  }
+  return "?";
+}
+
+size_t Parameter::cardinality() const {
+  switch (type) {
+    case ParamType::kCategorical:
+    case ParamType::kOrdinal: return values.size();
+    case ParamType::kInt:
+    case ParamType::kFloat:
+      if (step <= 0) return 0;
+      return static_cast<size_t>(std::floor((high - low) / step + 1e-9)) + 1;
+  }
+  return 0;
+}
+
+namespace {
+double GridValue(const Parameter& p, double idx) { return p.low + idx * p.step; }
+}  // namespace
+
+Value Parameter::ValueAt(double coord) const {
+  if (std::isnan(coord)) return Value{};
+  switch (type) {
+    case ParamType::kCategorical:
+    case ParamType::kOrdinal: {
+      size_t i = std::min(values.size() - 1, static_cast<size_t>(std::max(0.0, std::round(coord))));
+      return values[i];
+    }
+    case ParamType::kInt: return Value{static_cast<int64_t>(std::llround(GridValue(*this, std::round(coord))))};
+    case ParamType::kFloat:
+      if (!continuous()) return Value{GridValue(*this, std::round(coord))};
+      coord = std::clamp(coord, 0.0, 1.0);
+      if (log) return Value{low * std::exp(coord * std::log(high / low))};
+      return Value{low + coord * (high - low)};
+  }
+  return Value{};
+}
+
+std::optional<double> Parameter::CoordOf(const Value& v) const {
+  if (!IsActive(v)) return std::nullopt;
+  if (type == ParamType::kCategorical || type == ParamType::kOrdinal) {
+    for (size_t i = 0; i < values.size(); ++i)
+      if (ValuesEqual(values[i], v)) return static_cast<double>(i);
+    return std::nullopt;
+  }
+  std::optional<double> x = AsNumber(v);
+  if (!x) return std::nullopt;
+  double tol = 1e-9 * std::max(1.0, std::fabs(high - low));
+  if (*x < low - tol || *x > high + tol) return std::nullopt;
+  if (continuous()) {
+    if (high == low) return 0.0;
+    if (log) return std::clamp(std::log(*x / low) / std::log(high / low), 0.0, 1.0);
+    return std::clamp((*x - low) / (high - low), 0.0, 1.0);
+  }
+  double idx = std::round((*x - low) / step);
+  if (std::fabs(GridValue(*this, idx) - *x) > tol) return std::nullopt;
+  return idx;
+}
+
+double Parameter::Encode(double coord) const {
+  if (std::isnan(coord)) return 0.0;
+  if (type == ParamType::kCategorical || type == ParamType::kOrdinal) {
+    return values.size() <= 1 ? 0.0 : coord / static_cast<double>(values.size() - 1);
+  }
+  if (continuous()) return coord;
+  if (high == low) return 0.0;
+  double v = GridValue(*this, coord);
+  if (log) return std::log(v / low) / std::log(high / low);
+  return (v - low) / (high - low);
+}
+
+double Parameter::Decode(double unit) const {
+  unit = std::clamp(unit, 0.0, 1.0);
+  if (type == ParamType::kCategorical || type == ParamType::kOrdinal) {
+    return values.size() <= 1 ? 0.0 : std::round(unit * static_cast<double>(values.size() - 1));
+  }
+  if (continuous()) return unit;
+  double v = log ? low * std::exp(unit * std::log(high / low)) : low + unit * (high - low);
+  double idx = std::round((v - low) / step);
+  return std::clamp(idx, 0.0, static_cast<double>(cardinality() - 1));
+}
+
+double Parameter::Sample(Rng& rng) const {
+  if (continuous()) return rng.Uniform();
+  if (log && (type == ParamType::kInt || type == ParamType::kFloat)) return Decode(rng.Uniform());
+  return static_cast<double>(rng.Index(cardinality()));
+}
+
+Status Parameter::Check() const {
+  auto bad = [&](const std::string& why) { return InvalidInput("parameter '{}': {}", name, why); };
+  if (name.empty()) return InvalidInput("a parameter has no name");
+  switch (type) {
+    case ParamType::kCategorical:
+    case ParamType::kOrdinal:
+      if (values.empty()) return bad("no values");
+      for (size_t i = 0; i < values.size(); ++i)
+        for (size_t j = i + 1; j < values.size(); ++j)
+          if (ValuesEqual(values[i], values[j])) return bad(fmt::format("value {} listed twice", FormatValue(values[i])));
+      break;
+    case ParamType::kInt:
+      if (step < 1 || std::trunc(step) != step) return bad("step must be a positive integer");
+      [[fallthrough]];
+    case ParamType::kFloat:
+      if (!std::isfinite(low) || !std::isfinite(high) || high < low) return bad("needs finite low <= high");
+      if (log && low <= 0) return bad("log scale needs low > 0");
+      if (type == ParamType::kInt && (std::trunc(low) != low || std::trunc(high) != high))
+        return bad("int bounds must be integers");
+      if (type == ParamType::kFloat && step < 0) return bad("step must be >= 0");
+      break;
+  }
+  if (default_value && !CoordOf(*default_value))
+    return bad(fmt::format("default {} is not one of its values", FormatValue(*default_value)));
+  return Status::Ok();
+}
+
+}  // namespace cprof::tune

@@ -1,0 +1,121 @@
+// PostgreSQL storage against a real local server (started by the test): atomic reservations under
+// contention, and two processes' workers sharing one study without duplicates.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <thread>
+
+#include "tune/postgres_test_server.h"
+#include "tune/replay_evaluator.h"
+#include "tune/space_file.h"
+#include "tune/study_storage.h"
+#include "tune/tuner.h"
+
+namespace cprof::tune {
+namespace {
+
+class PostgresStorageTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    bool missing = false;
+    server_ = PostgresTestServer::Start(&why_, &missing).release();
+    skip_ = missing;
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    if (skip_) GTEST_SKIP() << why_;
+    ASSERT_NE(server_, nullptr) << why_;
+  }
+  static PostgresTestServer* server_;
+  static std::string why_;
+  static bool skip_;
+};
+PostgresTestServer* PostgresStorageTest::server_ = nullptr;
+std::string PostgresStorageTest::why_;
+bool PostgresStorageTest::skip_ = false;
+
+TEST_F(PostgresStorageTest, ReservationsAreAtomicUnderContention) {
+  auto store = OpenStudyStorage(server_->url());
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto id = (*store)->OpenStudy("contention", "fp");
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_FALSE((*store)->OpenStudy("contention", "other").ok());
+  // Eight connections race to reserve the same 60 keys.
+  std::mutex mu;
+  std::vector<int64_t> numbers;
+  std::vector<std::string> keys;
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 8; ++w)
+    threads.emplace_back([&, w] {
+      auto s = OpenStudyStorage(server_->url());
+      ASSERT_TRUE(s.ok()) << s.status().message();
+      for (int k = 0; k < 60; ++k) {
+        TrialRecord t;
+        t.key = std::to_string((k * 7 + w) % 60);
+        t.params = "{}";
+        t.coords = "[]";
+        t.worker = "w" + std::to_string(w);
+        auto r = (*s)->Reserve(*id, t);
+        ASSERT_TRUE(r.ok()) << r.status().message();
+        if (r->has_value()) {
+          std::lock_guard<std::mutex> lock(mu);
+          numbers.push_back((*r)->number);
+          keys.push_back((*r)->key);
+        }
+      }
+    });
+  for (auto& t : threads) t.join();
+  ASSERT_EQ(keys.size(), 60u);
+  EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), 60u);
+  std::sort(numbers.begin(), numbers.end());
+  for (int i = 0; i < 60; ++i) EXPECT_EQ(numbers[i], i);  // 0..59, no gaps, no repeats
+  auto loaded = (*store)->LoadTrials(*id);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->size(), 60u);
+}
+
+TEST_F(PostgresStorageTest, TwoWorkersShareOneStudyWithoutDuplicates) {
+  const std::string path = CPROF_FIXTURES_DIR "/tuning/convolution_RTX_3090.json.gz";
+  auto f = LoadSpaceFile(path);
+  ASSERT_TRUE(f.ok());
+  auto replay = ReplayEvaluator::Open(path, f->space, false);
+  ASSERT_TRUE(replay.ok());
+  auto work = [&](uint64_t seed) {
+    auto store = OpenStudyStorage(server_->url());
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    TuneOptions o;
+    o.study_name = "shared";
+    o.budget = 50;
+    o.seed = seed;
+    o.workers = 2;
+    o.objectives = {{"time", false}};
+    auto r = RunStudy(f->space, **replay, **store, o);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  };
+  std::thread a(work, 1), b(work, 2);
+  a.join();
+  b.join();
+  auto store = OpenStudyStorage(server_->url());
+  ASSERT_TRUE(store.ok());
+  TuneOptions o;
+  o.study_name = "shared";
+  o.objectives = {{"time", false}};
+  auto r = LoadStudy(f->space, **store, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_GE(r->evaluations, 50);
+  EXPECT_LE(r->evaluations, 53);
+  std::set<std::map<std::string, std::string>> seen;
+  for (const TrialSummary& t : r->trials) {
+    EXPECT_TRUE(seen.insert(t.params).second) << "duplicate trial " << t.number;
+    EXPECT_NE(t.state, TrialState::kPending);
+  }
+  std::set<std::string> samplers;
+  for (const TrialSummary& t : r->trials) samplers.insert(t.sampler);
+  EXPECT_FALSE(samplers.empty());
+}
+
+}  // namespace
+}  // namespace cprof::tune

@@ -1,0 +1,50 @@
+// ReplayEvaluator: evaluates a configuration by looking it up in a Kernel Tuner cache file, which
+// makes sampler benchmarks exact and free. The only reader of a cache file's records.
+//
+//   ASSIGN_OR_RETURN(auto replay, ReplayEvaluator::Open("gemm.json.gz", space, /*noise=*/false));
+//   EvalResult r = replay->Evaluate(space.Named(c), rng);   // metrics["time"], ms
+//
+// Semantics (shared with bench/optuna_replay.py): a configuration absent from the cache violates
+// the space's hidden constraints -> kInfeasible (costs no evaluation); a record with an error
+// string -> kFailed with that reason (costs one); otherwise kComplete with `time` = the mean of
+// `times` (or, with noise, one of `times` drawn at random).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "tune/evaluator.h"
+#include "tune/search_space.h"
+
+namespace cprof::tune {
+
+class ReplayEvaluator final : public Evaluator {
+ public:
+  // The space must have the cache's parameters (same names; value lists may differ).
+  static StatusOr<std::unique_ptr<ReplayEvaluator>> Open(const std::string& path, const SearchSpace& space,
+                                                         bool noise);
+
+  EvalResult Evaluate(const std::map<std::string, std::string>& params, Rng& rng) override;
+  std::string default_objective() const override { return "time"; }
+
+  // For benchmarks: the objectives of every valid record, and the number of failed records.
+  const std::vector<double>& valid_objectives() const { return valid_; }
+  size_t failed_count() const { return failed_; }
+
+ private:
+  struct Entry {
+    double mean = 0;
+    std::vector<double> times;
+    std::string error;  // non-empty: failed
+  };
+  std::vector<std::string> names_;  // the cache's parameter order
+  std::unordered_map<std::string, Entry> entries_;  // key in names_ order -> record
+  std::vector<double> valid_;
+  size_t failed_ = 0;
+  bool noise_ = false;
+};
+
+}  // namespace cprof::tune

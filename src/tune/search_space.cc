@@ -1,0 +1,284 @@
+// SearchSpace: validation, conditions, constraints, keys, sampling, neighbours and enumeration.
+#include "tune/search_space.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+namespace cprof::tune {
+
+struct SearchSpace::EnumCache {
+  std::once_flag once;
+  bool listed = false;
+  std::vector<Config> configs;
+  std::vector<std::string> keys;
+};
+
+StatusOr<SearchSpace> SearchSpace::Create(SpaceDefinition def) {
+  SearchSpace s;
+  RETURN_IF_ERROR(s.Init(std::move(def)));
+  return s;
+}
+
+Status SearchSpace::Init(SpaceDefinition def) {
+  if (def.params.empty()) return InvalidInput("the search space has no parameters");
+  params_ = std::move(def.params);
+  for (size_t i = 0; i < params_.size(); ++i) {
+    RETURN_IF_ERROR(params_[i].Check());
+    for (size_t j = 0; j < i; ++j)
+      if (params_[j].name == params_[i].name) return InvalidInput("parameter '{}' defined twice", params_[i].name);
+    if (params_[i].continuous()) all_discrete_ = false;
+    params_[i].condition.reset();
+  }
+  for (size_t i = 0; i < def.conditions.size() && i < params_.size(); ++i) {
+    if (def.conditions[i].empty()) continue;
+    // A condition may read only parameters declared before this one: conditions apply in order.
+    auto resolve_earlier = [&](std::string_view name) -> std::optional<int> {
+      for (size_t j = 0; j < i; ++j)
+        if (params_[j].name == name) return static_cast<int>(j);
+      return std::nullopt;
+    };
+    auto cond = Expression::Parse(def.conditions[i], resolve_earlier);
+    if (!cond.ok())
+      return cond.status().WithContext(fmt::format(
+          "condition of parameter '{}' (it may use only parameters declared before it)", params_[i].name));
+    params_[i].condition = std::move(cond).value();
+    has_conditions_ = true;
+  }
+  auto resolve = [&](std::string_view name) -> std::optional<int> {
+    auto i = IndexOf(name);
+    return i ? std::optional<int>(static_cast<int>(*i)) : std::nullopt;
+  };
+  for (const std::string& text : def.constraints) {
+    ASSIGN_OR_RETURN(Expression e, Expression::Parse(text, resolve));
+    constraints_.push_back(std::move(e));
+  }
+  enum_cache_ = std::make_shared<EnumCache>();
+  return Status::Ok();
+}
+
+std::optional<size_t> SearchSpace::IndexOf(std::string_view name) const {
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (params_[i].name == name) return i;
+  return std::nullopt;
+}
+
+std::optional<double> SearchSpace::CartesianSize() const {
+  double n = 1;
+  for (const Parameter& p : params_) {
+    if (p.continuous()) return std::nullopt;
+    n *= static_cast<double>(p.cardinality()) + (p.condition ? 1 : 0);
+  }
+  return n;
+}
+
+Config SearchSpace::Canonicalize(Config c, Rng* rng) const {
+  c.resize(params_.size(), std::nan(""));
+  std::vector<Value> values(params_.size());
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Parameter& p = params_[i];
+    bool active = true;
+    if (p.condition) {
+      auto holds = p.condition->EvaluateBool(values);
+      active = holds.ok() && *holds;
+    }
+    if (!active) {
+      c[i] = std::nan("");
+      continue;
+    }
+    if (std::isnan(c[i])) {
+      if (p.default_value) c[i] = *p.CoordOf(*p.default_value);
+      else if (rng) c[i] = p.Sample(*rng);
+      else c[i] = 0;
+    }
+    if (p.continuous()) c[i] = std::clamp(c[i], 0.0, 1.0);
+    else c[i] = std::clamp(std::round(c[i]), 0.0, static_cast<double>(p.cardinality() - 1));
+    values[i] = p.ValueAt(c[i]);
+  }
+  return c;
+}
+
+bool SearchSpace::ConstraintHolds(const Expression& e, const std::vector<Value>& values) const {
+  for (int s : e.slots())
+    if (!IsActive(values[s])) return true;  // reads an inactive parameter: does not apply
+  auto holds = e.EvaluateBool(values);
+  return holds.ok() && *holds;
+}
+
+bool SearchSpace::Feasible(const Config& c) const {
+  if (constraints_.empty()) return true;
+  std::vector<Value> values = Values(c);
+  for (const Expression& e : constraints_)
+    if (!ConstraintHolds(e, values)) return false;
+  return true;
+}
+
+std::vector<Value> SearchSpace::Values(const Config& c) const {
+  std::vector<Value> v(params_.size());
+  for (size_t i = 0; i < params_.size() && i < c.size(); ++i) v[i] = params_[i].ValueAt(c[i]);
+  return v;
+}
+
+std::string SearchSpace::Key(const Config& c) const {
+  std::string key;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (i) key += ',';
+    Value v = i < c.size() ? params_[i].ValueAt(c[i]) : Value{};
+    key += IsActive(v) ? FormatValue(v) : "-";
+  }
+  return key;
+}
+
+std::map<std::string, std::string> SearchSpace::Named(const Config& c) const {
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i < params_.size() && i < c.size(); ++i) {
+    Value v = params_[i].ValueAt(c[i]);
+    if (IsActive(v)) out[params_[i].name] = FormatValue(v);
+  }
+  return out;
+}
+
+StatusOr<Config> SearchSpace::FromValues(const std::map<std::string, Value>& values) const {
+  for (const auto& [name, v] : values)
+    if (!IndexOf(name)) return InvalidInput("unknown parameter '{}'", name);
+  Config c(params_.size(), std::nan(""));
+  for (size_t i = 0; i < params_.size(); ++i) {
+    auto it = values.find(params_[i].name);
+    if (it == values.end()) continue;
+    auto coord = params_[i].CoordOf(it->second);
+    if (!coord)
+      return InvalidInput("parameter '{}': {} is not one of its values", params_[i].name, FormatValue(it->second));
+    c[i] = *coord;
+  }
+  return Canonicalize(std::move(c));
+}
+
+std::optional<Config> SearchSpace::DefaultConfig() const {
+  Config c(params_.size(), std::nan(""));
+  std::vector<Value> values(params_.size());
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Parameter& p = params_[i];
+    if (p.condition) {
+      auto holds = p.condition->EvaluateBool(values);
+      if (!holds.ok() || !*holds) continue;
+    }
+    if (!p.default_value) return std::nullopt;
+    c[i] = *p.CoordOf(*p.default_value);
+    values[i] = *p.default_value;
+  }
+  if (!Feasible(c)) return std::nullopt;
+  return c;
+}
+
+Config SearchSpace::SampleUniform(Rng& rng) const {
+  Config c(params_.size(), std::nan(""));
+  std::vector<Value> values(params_.size());
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Parameter& p = params_[i];
+    if (p.condition) {
+      auto holds = p.condition->EvaluateBool(values);
+      if (!holds.ok() || !*holds) continue;
+    }
+    c[i] = p.Sample(rng);
+    values[i] = p.ValueAt(c[i]);
+  }
+  return c;
+}
+
+std::vector<Config> SearchSpace::Neighbors(const Config& c) const {
+  std::vector<Config> out;
+  auto push = [&](Config n, Rng* rng) {
+    n = Canonicalize(std::move(n), rng);
+    if (Feasible(n)) out.push_back(std::move(n));
+  };
+  Rng rng(0x5eed);  // fills parameters that a move makes active; fixed so neighbours are stable
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (i >= c.size() || std::isnan(c[i])) continue;
+    const Parameter& p = params_[i];
+    if (p.continuous()) {
+      for (double d : {-0.05, 0.05}) {
+        Config n = c;
+        n[i] = std::clamp(c[i] + d, 0.0, 1.0);
+        if (n[i] != c[i]) push(std::move(n), &rng);
+      }
+    } else if (p.ordered()) {
+      for (double d : {-1.0, 1.0}) {
+        double v = c[i] + d;
+        if (v < 0 || v > static_cast<double>(p.cardinality() - 1)) continue;
+        Config n = c;
+        n[i] = v;
+        push(std::move(n), &rng);
+      }
+    } else {
+      for (size_t k = 0; k < p.cardinality(); ++k) {
+        if (static_cast<double>(k) == c[i]) continue;
+        Config n = c;
+        n[i] = static_cast<double>(k);
+        push(std::move(n), &rng);
+      }
+    }
+  }
+  return out;
+}
+
+void SearchSpace::Enumerate(std::vector<Config>& out) const {
+  // Depth-first over parameters; a constraint is checked as soon as its last parameter is set.
+  const size_t n = params_.size();
+  std::vector<std::vector<const Expression*>> check_at(n);
+  for (const Expression& e : constraints_) {
+    int last = e.slots().empty() ? 0 : e.slots().back();
+    check_at[last].push_back(&e);
+  }
+  Config c(n, std::nan(""));
+  std::vector<Value> values(n);
+  auto rec = [&](auto&& self, size_t i) -> void {
+    if (i == n) {
+      out.push_back(c);
+      return;
+    }
+    const Parameter& p = params_[i];
+    bool active = true;
+    if (p.condition) {
+      auto holds = p.condition->EvaluateBool(values);
+      active = holds.ok() && *holds;
+    }
+    auto checks_pass = [&] {
+      for (const Expression* e : check_at[i])
+        if (!ConstraintHolds(*e, values)) return false;
+      return true;
+    };
+    if (!active) {
+      c[i] = std::nan("");
+      values[i] = Value{};
+      if (checks_pass()) self(self, i + 1);
+      return;
+    }
+    for (size_t k = 0; k < p.cardinality(); ++k) {
+      c[i] = static_cast<double>(k);
+      values[i] = p.ValueAt(c[i]);
+      if (checks_pass()) self(self, i + 1);
+    }
+    c[i] = std::nan("");
+    values[i] = Value{};
+  };
+  rec(rec, 0);
+}
+
+const std::vector<Config>* SearchSpace::Enumerated() const {
+  if (!enum_cache_) return nullptr;
+  std::call_once(enum_cache_->once, [&] {
+    auto size = CartesianSize();
+    if (!size || *size > kMaxEnumerate) return;
+    Enumerate(enum_cache_->configs);
+    enum_cache_->keys.reserve(enum_cache_->configs.size());
+    for (const Config& c : enum_cache_->configs) enum_cache_->keys.push_back(Key(c));
+    enum_cache_->listed = true;
+  });
+  return enum_cache_->listed ? &enum_cache_->configs : nullptr;
+}
+
+const std::vector<std::string>* SearchSpace::EnumeratedKeys() const {
+  return Enumerated() ? &enum_cache_->keys : nullptr;
+}
+
+}  // namespace cprof::tune

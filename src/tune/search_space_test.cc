@@ -1,0 +1,187 @@
+// Search spaces: YAML, conditions, constraints, enumeration, Kernel Tuner and T4 imports.
+#include "tune/search_space.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "tune/kernel_tuner_cache.h"
+#include "tune/space_file.h"
+
+namespace cprof::tune {
+namespace {
+
+const std::string kFixtures = CPROF_FIXTURES_DIR "/tuning";
+
+constexpr const char* kYaml = R"(
+parameters:
+  - {name: threads, type: int, low: 1, high: 8, default: 4}
+  - {name: batch, type: int, low: 8, high: 128, step: 8, log: true, default: 32}
+  - {name: lr, type: float, low: 1.0e-4, high: 0.1, log: true}
+  - {name: optimizer, type: categorical, values: [adam, sgd], default: adam}
+  - {name: momentum, type: float, low: 0.0, high: 0.9, step: 0.1, default: 0.5, condition: "optimizer == 'sgd'"}
+  - {name: block, type: ordinal, values: [16, 32, 64, 128], default: 32}
+constraints:
+  - "threads * block <= 256"
+env:
+  OMP_NUM_THREADS: "{threads}"
+)";
+
+SpaceFile Load(const char* yaml) {
+  auto f = ParseSpaceYaml(yaml, "test.yaml");
+  EXPECT_TRUE(f.ok()) << f.status().message();
+  return std::move(f).value();
+}
+
+TEST(SearchSpaceTest, ReadsYaml) {
+  SpaceFile f = Load(kYaml);
+  const SearchSpace& s = f.space;
+  ASSERT_EQ(s.size(), 6u);
+  EXPECT_EQ(s.param(0).type, ParamType::kInt);
+  EXPECT_EQ(s.param(0).cardinality(), 8u);
+  EXPECT_EQ(s.param(1).cardinality(), 16u);
+  EXPECT_TRUE(s.param(2).continuous());
+  EXPECT_EQ(s.param(3).type, ParamType::kCategorical);
+  EXPECT_EQ(s.param(4).cardinality(), 10u);
+  EXPECT_TRUE(s.param(4).condition.has_value());
+  EXPECT_EQ(s.param(5).type, ParamType::kOrdinal);
+  EXPECT_EQ(s.constraints().size(), 1u);
+  ASSERT_EQ(f.env.size(), 1u);
+  EXPECT_EQ(f.env[0].second, "{threads}");
+  EXPECT_FALSE(s.all_discrete());
+  EXPECT_EQ(s.Enumerated(), nullptr);  // a continuous parameter: not listable
+}
+
+TEST(SearchSpaceTest, DefaultsAndConditions) {
+  SpaceFile f = Load(R"(
+parameters:
+  - {name: threads, type: int, low: 1, high: 8, default: 4}
+  - {name: optimizer, type: categorical, values: [adam, sgd], default: adam}
+  - {name: momentum, type: ordinal, values: [0.0, 0.5, 0.9], default: 0.5, condition: "optimizer == 'sgd'"}
+)");
+  const SearchSpace& s = f.space;
+  auto d = s.DefaultConfig();
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(s.Key(*d), "4,adam,-");  // momentum is inactive with adam
+  auto sgd = s.FromValues({{"threads", int64_t{2}}, {"optimizer", std::string("sgd")}});
+  ASSERT_TRUE(sgd.ok()) << sgd.status().message();
+  EXPECT_EQ(s.Key(*sgd), "2,sgd,0.5");  // newly active: its default
+  // Enumeration: 8 threads x (adam + sgd x 3 momenta) = 32 configurations.
+  const auto* all = s.Enumerated();
+  ASSERT_NE(all, nullptr);
+  EXPECT_EQ(all->size(), 32u);
+  std::set<std::string> keys;
+  for (const Config& c : *all) {
+    keys.insert(s.Key(c));
+    bool is_sgd = s.Named(c).at("optimizer") == "sgd";
+    EXPECT_EQ(std::isnan(c[2]), !is_sgd) << s.Key(c);
+  }
+  EXPECT_EQ(keys.size(), 32u);
+  // Uniform samples respect conditions too.
+  Rng rng(1);
+  for (int i = 0; i < 200; ++i) {
+    Config c = s.Canonicalize(s.SampleUniform(rng), &rng);
+    EXPECT_EQ(std::isnan(c[2]), s.Named(c).at("optimizer") == "adam");
+  }
+}
+
+TEST(SearchSpaceTest, ConstraintsPruneEnumeration) {
+  SpaceFile f = Load(R"(
+parameters:
+  - {name: bx, type: ordinal, values: [1, 2, 4, 8, 16, 32, 64]}
+  - {name: by, type: ordinal, values: [1, 2, 4, 8, 16, 32, 64]}
+  - {name: unroll, type: categorical, values: [yes, no]}
+constraints:
+  - "bx * by <= 64"
+  - "bx * by >= 4 or unroll == 'no'"
+)");
+  const auto* all = f.space.Enumerated();
+  ASSERT_NE(all, nullptr);
+  size_t expected = 0;
+  for (int i = 0; i < 7; ++i)
+    for (int j = 0; j < 7; ++j)
+      for (int u = 0; u < 2; ++u)
+        if ((1 << i) * (1 << j) <= 64 && ((1 << i) * (1 << j) >= 4 || u == 1)) ++expected;
+  EXPECT_EQ(all->size(), expected);
+  for (const Config& c : *all) EXPECT_TRUE(f.space.Feasible(c));
+}
+
+TEST(SearchSpaceTest, RejectsBadDefinitions) {
+  EXPECT_FALSE(ParseSpaceYaml("parameters: []", "x").ok());
+  EXPECT_FALSE(ParseSpaceYaml("parameters:\n  - {name: a, type: int, low: 5, high: 1}", "x").ok());
+  EXPECT_FALSE(ParseSpaceYaml("parameters:\n  - {name: a, type: weird, values: [1]}", "x").ok());
+  EXPECT_FALSE(ParseSpaceYaml("parameters:\n  - {name: a, type: ordinal, values: [1, 1]}", "x").ok());
+  EXPECT_FALSE(ParseSpaceYaml("parameters:\n  - {name: a, type: ordinal, values: [1, 2], default: 3}", "x").ok());
+  EXPECT_FALSE(ParseSpaceYaml("parameters:\n  - {name: a, type: float, low: 0, high: 1, log: true}", "x").ok());
+  auto unknown = ParseSpaceYaml("parameters:\n  - {name: a, type: int, low: 1, high: 4}\nconstraints: ['b < 2']", "s.yaml");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown parameter 'b'"), std::string::npos);
+  // A condition may only read earlier parameters.
+  EXPECT_FALSE(ParseSpaceYaml("parameters:\n  - {name: a, type: int, low: 1, high: 4, condition: 'b > 1'}\n"
+                              "  - {name: b, type: int, low: 1, high: 4}",
+                              "x")
+                   .ok());
+  EXPECT_FALSE(ParseSpaceYaml("parameters: [", "x").ok());
+}
+
+TEST(SearchSpaceTest, ImportsKernelTunerCacheParameters) {
+  auto f = LoadSpaceFile(kFixtures + "/pnpoly_RTX_3090.json.gz");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->format, "kernel_tuner");
+  ASSERT_EQ(f->space.size(), 4u);
+  EXPECT_EQ(f->space.param(0).name, "between_method");
+  EXPECT_EQ(f->space.param(1).cardinality(), 31u);  // block_size_x 32..992
+  EXPECT_EQ(f->space.param(1).type, ParamType::kOrdinal);
+  EXPECT_EQ(f->space.CartesianSize().value(), 4092.0);
+  ASSERT_NE(f->space.Enumerated(), nullptr);
+  EXPECT_EQ(f->space.Enumerated()->size(), 4092u);
+}
+
+TEST(SearchSpaceTest, ImportsKernelTunerRestrictions) {
+  const char* text = R"({"tune_params_keys": ["bx", "by"], "tune_params": {"bx": [16, 32, 64], "by": [1, 2, 4]},
+                         "restrictions": ["bx * by <= 64", "bx % 32 == 0 or by == 1"], "cache": {}})";
+  auto f = ParseSpaceJson(text, "kt.json");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  // (16,1) (32,1) (32,2) (64,1): 4 of 9.
+  ASSERT_NE(f->space.Enumerated(), nullptr);
+  EXPECT_EQ(f->space.Enumerated()->size(), 4u);
+}
+
+TEST(SearchSpaceTest, ImportsT4SpaceWithConstraints) {
+  auto f = LoadSpaceFile(kFixtures + "/convolution_space.json");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(f->format, "t4");
+  EXPECT_EQ(f->space.size(), 8u);
+  EXPECT_EQ(f->space.constraints().size(), 3u);
+  ASSERT_NE(f->space.Enumerated(), nullptr);
+  // The three conditions leave exactly the 6,768 configurations the RTX 3090 cache measured.
+  EXPECT_EQ(f->space.Enumerated()->size(), 6768u);
+  EXPECT_TRUE(f->space.DefaultConfig().has_value());
+}
+
+TEST(SearchSpaceTest, ReadsCacheRecordsWithFailures) {
+  auto c = ReadKernelTunerCache(kFixtures + "/convolution_RTX_3090.json.gz", true);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->records.size(), 6768u);
+  size_t failed = 0;
+  for (const auto& r : c->records) {
+    if (!r.objective) {
+      ++failed;
+      EXPECT_FALSE(r.error.empty());
+    } else {
+      double sum = 0;
+      for (double t : r.times) sum += t;
+      EXPECT_DOUBLE_EQ(*r.objective, sum / r.times.size());  // the mean of times, not `time`
+    }
+  }
+  EXPECT_EQ(failed, 1548u);
+  // An unfinished cache (Kernel Tuner writes it as it goes) still reads.
+  auto cut = ParseKernelTunerCache(R"({"tune_params_keys": ["a"], "tune_params": {"a": [1, 2]}, "cache": {
+      "1": {"a": 1, "time": 2.0, "times": [1.0, 3.0]},)", "cut.json", true);
+  ASSERT_TRUE(cut.ok()) << cut.status().message();
+  EXPECT_EQ(cut->records.size(), 1u);
+}
+
+}  // namespace
+}  // namespace cprof::tune

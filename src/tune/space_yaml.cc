@@ -1,0 +1,146 @@
+// The YAML search-space reader (yaml-cpp), and LoadSpaceFile's choice of reader.
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+
+#include "base/byte_source.h"
+#include "tune/space_file.h"
+
+namespace cprof::tune {
+namespace {
+
+// A YAML scalar as a Value: integers stay integers, then reals, then text.
+Value ScalarValue(const YAML::Node& n) {
+  const std::string& s = n.Scalar();
+  if (n.Tag() != "!") {  // unquoted scalars may be numbers; quoted ones stay strings
+    try {
+      size_t used = 0;
+      long long i = std::stoll(s, &used, 10);
+      if (used == s.size()) return Value{static_cast<int64_t>(i)};
+    } catch (...) {
+    }
+    try {
+      size_t used = 0;
+      double d = std::stod(s, &used);
+      if (used == s.size() && std::isfinite(d)) return Value{d};
+    } catch (...) {
+    }
+  }
+  return Value{s};
+}
+
+StatusOr<double> Number(const YAML::Node& n, const std::string& what) {
+  if (!n || !n.IsScalar()) return InvalidInput("{}: expected a number", what);
+  auto v = AsNumber(ScalarValue(n));
+  if (!v) return InvalidInput("{}: '{}' is not a number", what, n.Scalar());
+  return *v;
+}
+
+StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, std::string& condition,
+                                  const std::string& origin) {
+  Parameter p;
+  p.name = name;
+  std::string where = fmt::format("{}: parameter '{}'", origin, name);
+  if (!n.IsMap()) return InvalidInput("{}: expected a mapping of fields", where);
+  std::string type = n["type"] ? n["type"].as<std::string>() : (n["values"] ? "ordinal" : "");
+  if (type == "int" || type == "integer") p.type = ParamType::kInt;
+  else if (type == "float" || type == "real" || type == "double") p.type = ParamType::kFloat;
+  else if (type == "categorical" || type == "choice") p.type = ParamType::kCategorical;
+  else if (type == "ordinal" || type == "ordered") p.type = ParamType::kOrdinal;
+  else return InvalidInput("{}: type must be int, float, categorical or ordinal (got '{}')", where, type);
+
+  if (p.type == ParamType::kInt || p.type == ParamType::kFloat) {
+    ASSIGN_OR_RETURN(p.low, Number(n["low"], where + ": low"));
+    ASSIGN_OR_RETURN(p.high, Number(n["high"], where + ": high"));
+    if (n["step"]) {
+      ASSIGN_OR_RETURN(p.step, Number(n["step"], where + ": step"));
+    } else {
+      p.step = p.type == ParamType::kInt ? 1 : 0;
+    }
+    if (n["log"]) p.log = n["log"].as<bool>();
+  } else {
+    const YAML::Node& vals = n["values"];
+    if (!vals || !vals.IsSequence() || vals.size() == 0)
+      return InvalidInput("{}: needs a non-empty list of values", where);
+    for (const auto& v : vals) {
+      if (!v.IsScalar()) return InvalidInput("{}: values must be scalars", where);
+      p.values.push_back(ScalarValue(v));
+    }
+  }
+  if (n["default"]) {
+    if (!n["default"].IsScalar()) return InvalidInput("{}: default must be a scalar", where);
+    Value d = ScalarValue(n["default"]);
+    if (p.type == ParamType::kInt) {
+      if (auto x = AsNumber(d)) d = Value{static_cast<int64_t>(std::llround(*x))};
+    } else if (p.type == ParamType::kFloat) {
+      if (auto x = AsNumber(d)) d = Value{*x};
+    }
+    p.default_value = d;
+  }
+  if (n["condition"]) condition = n["condition"].as<std::string>();
+  RETURN_IF_ERROR(p.Check().WithContext(origin));
+  return p;
+}
+
+}  // namespace
+
+StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return InvalidInput("{}: line {}, column {}: {}", origin, e.mark.line + 1, e.mark.column + 1, e.msg);
+  }
+  if (!root.IsMap() || !root["parameters"])
+    return InvalidInput("{}: expected a mapping with 'parameters'", origin);
+  SpaceDefinition def;
+  SpaceFile out{};
+  try {
+    const YAML::Node& params = root["parameters"];
+    auto add = [&](const std::string& name, const YAML::Node& n) -> Status {
+      std::string condition;
+      ASSIGN_OR_RETURN(Parameter p, ReadParameter(name, n, condition, origin));
+      def.params.push_back(std::move(p));
+      def.conditions.push_back(std::move(condition));
+      return Status::Ok();
+    };
+    if (params.IsSequence()) {
+      for (const auto& n : params) {
+        if (!n.IsMap() || !n["name"]) return InvalidInput("{}: every parameter needs a name", origin);
+        RETURN_IF_ERROR(add(n["name"].as<std::string>(), n));
+      }
+    } else if (params.IsMap()) {
+      for (const auto& kv : params) RETURN_IF_ERROR(add(kv.first.as<std::string>(), kv.second));
+    } else {
+      return InvalidInput("{}: 'parameters' must be a list or a mapping", origin);
+    }
+    if (const YAML::Node& cons = root["constraints"]) {
+      if (!cons.IsSequence()) return InvalidInput("{}: 'constraints' must be a list of expressions", origin);
+      for (const auto& c : cons) def.constraints.push_back(c.as<std::string>());
+    }
+    if (const YAML::Node& env = root["env"]) {
+      if (!env.IsMap()) return InvalidInput("{}: 'env' must be a mapping", origin);
+      for (const auto& kv : env) out.env.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
+    }
+  } catch (const YAML::Exception& e) {
+    return InvalidInput("{}: line {}: {}", origin, e.mark.line + 1, e.msg);
+  }
+  auto space = SearchSpace::Create(std::move(def));
+  if (!space.ok()) return space.status().WithContext(origin);
+  out.space = std::move(space).value();
+  out.format = "yaml";
+  return out;
+}
+
+StatusOr<SpaceFile> LoadSpaceFile(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {
+    // JSON (also valid YAML, but Kernel Tuner and T4 files have their own layouts).
+    auto json = ParseSpaceJson(text, path);
+    if (json.ok() || text.find("\"parameters\"") == std::string::npos) return json;
+  }
+  return ParseSpaceYaml(text, path);
+}
+
+}  // namespace cprof::tune

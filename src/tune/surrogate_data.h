@@ -1,0 +1,28 @@
+// SurrogateData: the training set that model-based samplers (GP, TPE) learn from.
+//
+//   SurrogateData d = CollectSurrogateData(history);
+//   history.all()[d.rows[i]] has target d.y[i]; d.order lists complete rows, best first.
+//
+// Targets are log(y) when every measured y is positive (run times span orders of magnitude),
+// else y. A failed trial takes the worst measured target, so models learn to avoid its region
+// without a separate classifier. Pending and infeasible trials are left out.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "tune/history.h"
+
+namespace cprof::tune {
+
+struct SurrogateData {
+  std::vector<size_t> rows;   // indices into history.all()
+  std::vector<double> y;      // transformed targets, same order as rows
+  std::vector<size_t> order;  // positions in rows of complete trials, best (lowest y) first
+  size_t complete = 0;
+  bool log_scale = false;
+};
+
+SurrogateData CollectSurrogateData(const History& history);
+
+}  // namespace cprof::tune

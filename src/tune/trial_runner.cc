@@ -1,0 +1,347 @@
+// TrialRunner: placeholder substitution, fork/exec with a process group and a deadline, metric parsing.
+#include "tune/trial_runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+extern char** environ;
+
+namespace cprof::tune {
+namespace {
+
+constexpr size_t kMaxOut = 1 << 20;
+constexpr size_t kMaxErr = 64 << 10;
+
+void AppendCapped(std::string& dst, const char* data, size_t n, size_t cap) {
+  dst.append(data, n);
+  if (dst.size() > 2 * cap) dst.erase(0, dst.size() - cap);
+}
+
+// PATH lookup in the parent, so the child only calls async-signal-safe functions.
+std::string ResolveExecutable(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find(':', start);
+    if (end == std::string::npos) end = p.size();
+    std::string dir = p.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    std::string cand = dir + "/" + name;
+    struct stat st;
+    if (::stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(cand.c_str(), X_OK) == 0) return cand;
+    start = end + 1;
+  }
+  return name;
+}
+
+std::string SignalName(int sig) {
+  const char* s = ::strsignal(sig);
+  return fmt::format("signal {} ({})", sig, s ? s : "?");
+}
+
+std::string LastLine(const std::string& s) {
+  size_t end = s.find_last_not_of("\r\n \t");
+  if (end == std::string::npos) return "";
+  size_t start = s.rfind('\n', end);
+  std::string line = s.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
+  if (line.size() > 300) line = line.substr(0, 300) + "...";
+  return line;
+}
+
+}  // namespace
+
+StatusOr<std::string> SubstituteParams(const std::string& tmpl, const std::map<std::string, std::string>& params) {
+  std::string out;
+  for (size_t i = 0; i < tmpl.size(); ++i) {
+    char c = tmpl[i];
+    if (c == '{' && i + 1 < tmpl.size() && tmpl[i + 1] == '{') {
+      out += '{';
+      ++i;
+    } else if (c == '}' && i + 1 < tmpl.size() && tmpl[i + 1] == '}') {
+      out += '}';
+      ++i;
+    } else if (c == '{') {
+      size_t close = tmpl.find('}', i);
+      if (close == std::string::npos) return InvalidInput("'{}': unclosed '{{'", tmpl);
+      std::string name = tmpl.substr(i + 1, close - i - 1);
+      auto it = params.find(name);
+      if (it == params.end()) return InvalidInput("'{}': no parameter named '{}'", tmpl, name);
+      out += it->second;
+      i = close;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string ShellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
+                         TimeNs timeout_ns, const std::string& cwd) {
+  ProcessResult r;
+  if (argv.empty()) {
+    r.spawn_error = "empty command";
+    return r;
+  }
+  // Everything the child needs is prepared before fork.
+  std::string exe = ResolveExecutable(argv[0]);
+  std::vector<char*> cargv;
+  for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  std::set<std::string> overridden;
+  for (const auto& [k, v] : env) overridden.insert(k);
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    if (!overridden.count(kv.substr(0, kv.find('=')))) env_strings.push_back(kv);
+  }
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> cenv;
+  for (std::string& s : env_strings) cenv.push_back(s.data());
+  cenv.push_back(nullptr);
+
+  int out_pipe[2], err_pipe[2], status_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(status_pipe, O_CLOEXEC) != 0) {
+    r.spawn_error = std::string("pipe: ") + ::strerror(errno);
+    return r;
+  }
+  int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    r.spawn_error = std::string("fork: ") + ::strerror(errno);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], status_pipe[0], status_pipe[1], devnull}) ::close(fd);
+    return r;
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::dup2(devnull, 0);
+    ::dup2(out_pipe[1], 1);
+    ::dup2(err_pipe[1], 2);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
+      int e = errno;
+      (void)!::write(status_pipe[1], &e, sizeof e);
+      ::_exit(127);
+    }
+    ::execve(exe.c_str(), cargv.data(), cenv.data());
+    int e = errno;
+    (void)!::write(status_pipe[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also here: no race with the child's own call
+  for (int fd : {out_pipe[1], err_pipe[1], status_pipe[1], devnull}) ::close(fd);
+  int child_errno = 0;
+  ssize_t got;
+  do got = ::read(status_pipe[0], &child_errno, sizeof child_errno);
+  while (got < 0 && errno == EINTR);
+  ::close(status_pipe[0]);
+  if (got == sizeof child_errno) {
+    r.spawn_error = fmt::format("cannot run '{}': {}", argv[0], ::strerror(child_errno));
+    ::waitpid(pid, nullptr, 0);
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    return r;
+  }
+
+  auto deadline = timeout_ns > 0 ? start + std::chrono::nanoseconds(timeout_ns)
+                                 : std::chrono::steady_clock::time_point::max();
+  bool out_open = true, err_open = true, exited = false;
+  int wstatus = 0;
+  std::chrono::steady_clock::time_point exited_at;
+  char buf[65536];
+  while (out_open || err_open || !exited) {
+    auto now = std::chrono::steady_clock::now();
+    if (!exited && now >= deadline) {
+      r.timed_out = true;
+      ::kill(-pid, SIGTERM);
+      for (int i = 0; i < 40 && ::waitpid(pid, &wstatus, WNOHANG) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &wstatus, 0);
+      exited = true;
+      break;
+    }
+    // After the child exits, grandchildren may still hold the pipes: give them a second.
+    if (exited && now - exited_at > std::chrono::seconds(1)) break;
+    pollfd fds[2];
+    int nfds = 0;
+    if (out_open) fds[nfds++] = {out_pipe[0], POLLIN, 0};
+    if (err_open) fds[nfds++] = {err_pipe[0], POLLIN, 0};
+    if (nfds > 0) ::poll(fds, nfds, 50);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    for (int i = 0; i < nfds; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        if (fds[i].fd == out_pipe[0]) AppendCapped(r.out, buf, n, kMaxOut);
+        else AppendCapped(r.err, buf, n, kMaxErr);
+      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+        (fds[i].fd == out_pipe[0] ? out_open : err_open) = false;
+      }
+    }
+    if (!exited) {
+      pid_t w = ::waitpid(pid, &wstatus, WNOHANG);
+      if (w == pid) {
+        exited = true;
+        exited_at = std::chrono::steady_clock::now();
+      }
+    }
+  }
+  ::kill(-pid, SIGKILL);  // stragglers of the group
+  ::close(out_pipe[0]);
+  ::close(err_pipe[0]);
+  if (r.out.size() > kMaxOut) r.out.erase(0, r.out.size() - kMaxOut);
+  if (r.err.size() > kMaxErr) r.err.erase(0, r.err.size() - kMaxErr);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!r.timed_out) {
+    if (WIFEXITED(wstatus)) r.exit_code = WEXITSTATUS(wstatus);
+    else if (WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);
+  }
+  return r;
+}
+
+std::map<std::string, double> ParseMetrics(const std::string& out,
+                                           const std::vector<std::pair<std::string, std::regex>>& regex) {
+  std::map<std::string, double> metrics;
+  // The last line that is a JSON object.
+  size_t end = out.size();
+  while (end > 0) {
+    size_t start = out.rfind('\n', end - 1);
+    size_t from = start == std::string::npos ? 0 : start + 1;
+    std::string line = out.substr(from, end - from);
+    size_t a = line.find_first_not_of(" \t\r"), b = line.find_last_not_of(" \t\r");
+    if (a != std::string::npos && line[a] == '{' && line[b] == '}') {
+      auto j = nlohmann::json::parse(line.substr(a, b - a + 1), nullptr, false);
+      if (j.is_object()) {
+        for (const auto& [k, v] : j.items())
+          if (v.is_number()) metrics[k] = v.get<double>();
+        break;
+      }
+    }
+    if (start == std::string::npos) break;
+    end = start;
+  }
+  for (const auto& [name, re] : regex) {
+    std::string last;
+    for (auto it = std::sregex_iterator(out.begin(), out.end(), re); it != std::sregex_iterator(); ++it)
+      if (it->size() > 1) last = (*it)[1].str();
+    if (last.empty()) continue;
+    char* stop = nullptr;
+    double v = std::strtod(last.c_str(), &stop);
+    if (stop != last.c_str() && std::isfinite(v)) metrics[name] = v;
+  }
+  return metrics;
+}
+
+StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(CommandSpec spec, const SearchSpace& space) {
+  if (spec.argv.empty()) return InvalidInput("no command to tune: give it after --");
+  // Validate every template against the space with placeholder values.
+  std::map<std::string, std::string> probe;
+  for (const Parameter& p : space.params()) probe[p.name] = "x";
+  for (const std::string& a : spec.argv) RETURN_IF_ERROR(SubstituteParams(a, probe).status().WithContext("command"));
+  for (const auto& [k, v] : spec.env) RETURN_IF_ERROR(SubstituteParams(v, probe).status().WithContext("env " + k));
+  auto runner = std::unique_ptr<TrialRunner>(new TrialRunner());
+  for (const auto& [name, re] : spec.regex) {
+    try {
+      runner->regex_.emplace_back(name, std::regex(re, std::regex::ECMAScript));
+    } catch (const std::regex_error& e) {
+      return InvalidInput("--regex '{}': {}", re, e.what());
+    }
+  }
+  runner->spec_ = std::move(spec);
+  return runner;
+}
+
+EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& params, Rng& rng) {
+  EvalResult res;
+  std::vector<std::string> argv;
+  if (spec_.shell) {
+    // Shell mode: the words are shell text; only the substituted values are quoted.
+    std::map<std::string, std::string> quoted;
+    for (const auto& [k, v] : params) quoted[k] = ShellQuote(v);
+    std::string joined;
+    for (size_t i = 0; i < spec_.argv.size(); ++i) {
+      auto s = SubstituteParams(spec_.argv[i], quoted);
+      if (!s.ok()) {
+        res.state = TrialState::kFailed;
+        res.reason = s.status().message();
+        return res;
+      }
+      joined += (i ? " " : "") + *s;
+    }
+    argv = {"/bin/sh", "-c", joined};
+  } else {
+    for (const std::string& a : spec_.argv) {
+      auto s = SubstituteParams(a, params);
+      if (!s.ok()) {  // a parameter that is inactive in this configuration
+        res.state = TrialState::kFailed;
+        res.reason = s.status().message();
+        return res;
+      }
+      argv.push_back(*s);
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const auto& [k, v] : params) {
+    std::string upper;
+    for (char c : k) upper += std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(static_cast<unsigned char>(c)) : '_';
+    env.emplace_back("CPROF_PARAM_" + upper, v);
+  }
+  for (const auto& [k, tmpl] : spec_.env) {
+    auto s = SubstituteParams(tmpl, params);
+    if (s.ok()) env.emplace_back(k, *s);
+  }
+  ProcessResult p = RunProcess(argv, env, spec_.timeout_ns, spec_.cwd);
+  res.seconds = p.seconds;
+  if (!p.spawn_error.empty()) {
+    res.state = TrialState::kFailed;
+    res.reason = p.spawn_error;
+    return res;
+  }
+  if (p.timed_out) {
+    res.state = TrialState::kFailed;
+    res.reason = fmt::format("timed out after {}", FormatDuration(spec_.timeout_ns));
+    return res;
+  }
+  if (p.signal) {
+    res.state = TrialState::kFailed;
+    res.reason = "killed by " + SignalName(p.signal);
+    return res;
+  }
+  if (p.exit_code != 0) {
+    res.state = TrialState::kFailed;
+    std::string tail = LastLine(p.err);
+    res.reason = fmt::format("exit code {}{}{}", p.exit_code, tail.empty() ? "" : ": ", tail);
+    return res;
+  }
+  res.metrics = ParseMetrics(p.out, regex_);
+  res.state = TrialState::kComplete;  // the tuner checks that the objectives are present
+  if (res.metrics.empty()) {
+    res.state = TrialState::kFailed;
+    res.reason = "no metrics in the output (print a JSON line like {\"latency_ms\": 12.3}, or use --regex)";
+  }
+  return res;
+}
+
+}  // namespace cprof::tune

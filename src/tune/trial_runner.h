@@ -1,0 +1,81 @@
+// TrialRunner: evaluates a configuration by running the user's command with the parameters
+// substituted, and reads the metrics it prints.
+//
+//   CommandSpec spec;
+//   spec.argv = {"python3", "bench.py", "--threads", "{threads}"};
+//   spec.env = {{"OMP_NUM_THREADS", "{threads}"}};
+//   spec.timeout_ns = 60 * kNsPerS;
+//   ASSIGN_OR_RETURN(auto runner, TrialRunner::Create(spec, space));
+//   EvalResult r = runner->Evaluate(space.Named(config), rng);
+//
+// The command is executed directly (fork + execvp, arguments as a vector, no shell) unless
+// `shell` is set (then `/bin/sh -c` with each substituted value shell-quoted). `{name}` is
+// replaced by the parameter's value, `{{`/`}}` by a literal brace; every active parameter is also
+// exported as CPROF_PARAM_<NAME>. The child runs in its own process group; on timeout the whole
+// group is killed (SIGTERM, then SIGKILL after a grace period).
+// Metrics: the last line of stdout that is a JSON object (`{"latency_ms": 12.3, "mem_mb": 800}`:
+// every numeric field), plus `regex` captures (the last match in stdout; group 1 is the value)
+// under their names. A nonzero exit, a signal, a timeout or an objective missing from the output
+// fails the trial with the reason. Thread-safe: workers run trials concurrently.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "base/time_units.h"
+#include "tune/evaluator.h"
+#include "tune/search_space.h"
+
+namespace cprof::tune {
+
+struct CommandSpec {
+  std::vector<std::string> argv;                          // templates
+  std::vector<std::pair<std::string, std::string>> env;   // name -> template
+  std::vector<std::pair<std::string, std::string>> regex;  // metric name -> ECMAScript regex
+  bool shell = false;
+  TimeNs timeout_ns = 0;  // 0 = none
+  std::string cwd;        // empty = inherit
+};
+
+// Substitutes {name} placeholders; an unknown name is kInvalidInput (checked once at startup).
+StatusOr<std::string> SubstituteParams(const std::string& tmpl, const std::map<std::string, std::string>& params);
+
+// Quotes `s` for /bin/sh.
+std::string ShellQuote(const std::string& s);
+
+struct ProcessResult {
+  int exit_code = -1;   // valid when !signaled && !timed_out
+  int signal = 0;
+  bool timed_out = false;
+  std::string out;      // stdout (the last 1 MiB)
+  std::string err;      // stderr (the last 64 KiB)
+  double seconds = 0;
+  std::string spawn_error;  // exec failed (no such file, ...)
+};
+
+// Runs argv with extra environment, capturing output; see the header comment for timeouts.
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
+                         TimeNs timeout_ns, const std::string& cwd);
+
+// Metrics from a command's stdout: the last JSON-object line, then the regex captures.
+std::map<std::string, double> ParseMetrics(const std::string& out,
+                                           const std::vector<std::pair<std::string, std::regex>>& regex);
+
+class TrialRunner final : public Evaluator {
+ public:
+  // Checks the templates against the space (every placeholder names a parameter).
+  static StatusOr<std::unique_ptr<TrialRunner>> Create(CommandSpec spec, const SearchSpace& space);
+
+  EvalResult Evaluate(const std::map<std::string, std::string>& params, Rng& rng) override;
+
+ private:
+  CommandSpec spec_;
+  std::vector<std::pair<std::string, std::regex>> regex_;
+};
+
+}  // namespace cprof::tune

@@ -1,0 +1,146 @@
+// The trial runner on real processes: substitution, environment, metrics, failures, timeouts.
+#include "tune/trial_runner.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "tune/space_file.h"
+
+namespace cprof::tune {
+namespace {
+
+SearchSpace Space() {
+  auto f = ParseSpaceYaml(R"(
+parameters:
+  - {name: threads, type: int, low: 1, high: 8}
+  - {name: fmt, type: categorical, values: [nchw, "channels last"]}
+)", "t.yaml");
+  EXPECT_TRUE(f.ok());
+  return std::move(f).value().space;
+}
+
+EvalResult Run(CommandSpec spec, std::map<std::string, std::string> params = {{"threads", "4"}, {"fmt", "nchw"}}) {
+  SearchSpace space = Space();
+  auto runner = TrialRunner::Create(std::move(spec), space);
+  EXPECT_TRUE(runner.ok()) << runner.status().message();
+  Rng rng(1);
+  return (*runner)->Evaluate(params, rng);
+}
+
+TEST(TrialRunnerTest, Substitution) {
+  std::map<std::string, std::string> p = {{"a", "1"}, {"b", "x y"}};
+  EXPECT_EQ(*SubstituteParams("--a={a} {b}", p), "--a=1 x y");
+  EXPECT_EQ(*SubstituteParams("{{literal}} {a}", p), "{literal} 1");
+  EXPECT_FALSE(SubstituteParams("{c}", p).ok());
+  EXPECT_FALSE(SubstituteParams("{a", p).ok());
+  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+}
+
+TEST(TrialRunnerTest, ArgumentsAreAVectorAndEnvironmentIsSubstituted) {
+  CommandSpec spec;
+  // No shell: the value with a space stays one argument; $X is not expanded.
+  spec.argv = {"/bin/sh", "-c", "printf '{{\"n\": %s, \"argc\": %s, \"env\": %s}}\\n' \"$1\" \"$#\" \"$OMP_NUM_THREADS\"", "sh",
+               "{threads}", "{fmt}"};
+  spec.env = {{"OMP_NUM_THREADS", "{threads}"}};
+  EvalResult r = Run(spec, {{"threads", "4"}, {"fmt", "channels last"}});
+  ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
+  EXPECT_EQ(r.metrics.at("n"), 4);
+  EXPECT_EQ(r.metrics.at("argc"), 2);
+  EXPECT_EQ(r.metrics.at("env"), 4);
+}
+
+TEST(TrialRunnerTest, LastJsonLineWinsAndRegexReads) {
+  CommandSpec spec;
+  spec.argv = {"/bin/sh", "-c",
+               "echo '{{\"latency_ms\": 99}}'; echo 'noise'; echo 'throughput: 7.5 it/s'; "
+               "echo '{{\"latency_ms\": 12.5, \"mem_mb\": 800, \"name\": \"x\"}}'; echo done"};
+  spec.regex = {{"throughput", "throughput: ([0-9.]+)"}};
+  EvalResult r = Run(spec);
+  ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
+  EXPECT_EQ(r.metrics.at("latency_ms"), 12.5);
+  EXPECT_EQ(r.metrics.at("mem_mb"), 800);
+  EXPECT_EQ(r.metrics.at("throughput"), 7.5);
+  EXPECT_EQ(r.metrics.count("name"), 0u);
+}
+
+TEST(TrialRunnerTest, FailuresCarryTheReason) {
+  CommandSpec spec;
+  spec.argv = {"/bin/sh", "-c", "echo 'CUDA out of memory' >&2; exit 3"};
+  EvalResult r = Run(spec);
+  EXPECT_EQ(r.state, TrialState::kFailed);
+  EXPECT_NE(r.reason.find("exit code 3"), std::string::npos);
+  EXPECT_NE(r.reason.find("out of memory"), std::string::npos);
+
+  spec.argv = {"/bin/sh", "-c", "kill -SEGV $$"};
+  r = Run(spec);
+  EXPECT_EQ(r.state, TrialState::kFailed);
+  EXPECT_NE(r.reason.find("signal 11"), std::string::npos);
+
+  spec.argv = {"/nonexistent/binary"};
+  r = Run(spec);
+  EXPECT_EQ(r.state, TrialState::kFailed);
+  EXPECT_NE(r.reason.find("cannot run"), std::string::npos);
+
+  spec.argv = {"/bin/echo", "no metrics here"};
+  r = Run(spec);
+  EXPECT_EQ(r.state, TrialState::kFailed);
+  EXPECT_NE(r.reason.find("no metrics"), std::string::npos);
+}
+
+TEST(TrialRunnerTest, TimeoutKillsTheWholeProcessGroup) {
+  auto dir = std::filesystem::temp_directory_path() / ("cprof_runner_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string pidfile = (dir / "child.pid").string();
+  CommandSpec spec;
+  // A background grandchild that would outlive a naive kill of the direct child.
+  spec.argv = {"/bin/sh", "-c", "sleep 30 & echo $! > " + pidfile + "; wait"};
+  spec.timeout_ns = 300 * kNsPerMs;
+  auto start = std::chrono::steady_clock::now();
+  EvalResult r = Run(spec);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.state, TrialState::kFailed);
+  EXPECT_NE(r.reason.find("timed out"), std::string::npos);
+  EXPECT_LT(took, 10.0);
+  std::ifstream in(pidfile);
+  pid_t grandchild = 0;
+  in >> grandchild;
+  ASSERT_GT(grandchild, 0);
+  // Reaped by init eventually; it must at least be dead (or a zombie) now.
+  bool gone = false;
+  for (int i = 0; i < 50 && !gone; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
+    std::string pid, comm, state;
+    gone = !(stat >> pid >> comm >> state) || state == "Z";
+    if (!gone) usleep(20000);
+  }
+  EXPECT_TRUE(gone) << "the sleeping grandchild survived the timeout";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(TrialRunnerTest, ShellModeQuotesValues) {
+  CommandSpec spec;
+  spec.shell = true;
+  spec.argv = {"n={threads}; f={fmt}; echo \"{{\\\"n\\\": $n, \\\"len\\\": ${{#f}}}}\""};
+  EvalResult r = Run(spec, {{"threads", "2"}, {"fmt", "channels last"}});
+  ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
+  EXPECT_EQ(r.metrics.at("n"), 2);
+  EXPECT_EQ(r.metrics.at("len"), 13);
+}
+
+TEST(TrialRunnerTest, TemplatesAreCheckedAgainstTheSpace) {
+  SearchSpace space = Space();
+  CommandSpec spec;
+  spec.argv = {"run", "--x={nope}"};
+  auto r = TrialRunner::Create(spec, space);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("nope"), std::string::npos);
+  EXPECT_FALSE(TrialRunner::Create(CommandSpec{}, space).ok());
+}
+
+}  // namespace
+}  // namespace cprof::tune

@@ -1,0 +1,526 @@
+// RunStudy: worker threads around a shared store; each proposal is made from a fresh snapshot of
+// the study and reserved atomically, so threads, processes and machines never repeat a trial.
+#include "tune/tuner.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tune/racing.h"
+#include "tune/sampler.h"
+
+namespace cprof::tune {
+namespace {
+
+using nlohmann::json;
+
+std::string CoordsJson(const Config& c) {
+  json j = json::array();
+  for (double v : c) j.push_back(std::isnan(v) ? json(nullptr) : json(v));
+  return j.dump();
+}
+
+std::optional<Config> ParseCoords(const std::string& text, size_t n) {
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_array() || j.size() != n) return std::nullopt;
+  Config c;
+  for (const json& v : j) c.push_back(v.is_number() ? v.get<double>() : std::nan(""));
+  return c;
+}
+
+std::string MetricsJson(const std::map<std::string, double>& m) {
+  json j = json::object();
+  for (const auto& [k, v] : m) j[k] = std::isfinite(v) ? json(v) : json(nullptr);
+  return j.dump();
+}
+
+std::map<std::string, double> ParseMetricsJson(const json& j) {
+  std::map<std::string, double> m;
+  if (j.is_object())
+    for (const auto& [k, v] : j.items())
+      if (v.is_number()) m[k] = v.get<double>();
+  return m;
+}
+
+TrialSummary Summarize(const TrialRecord& t) {
+  TrialSummary s;
+  s.number = t.number;
+  json p = json::parse(t.params, nullptr, false);
+  if (p.is_object())
+    for (const auto& [k, v] : p.items()) s.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  s.state = t.state;
+  s.metrics = ParseMetricsJson(json::parse(t.metrics.empty() ? "{}" : t.metrics, nullptr, false));
+  json m = json::parse(t.measurements.empty() ? "[]" : t.measurements, nullptr, false);
+  if (m.is_array())
+    for (const json& e : m) s.measurements.push_back(ParseMetricsJson(e));
+  s.reason = t.reason;
+  s.sampler = t.sampler;
+  s.seconds = t.finished_at > t.started_at ? t.finished_at - t.started_at : 0;
+  return s;
+}
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+// "host:pid:tag" -> whether that worker is still alive.
+bool WorkerAlive(const TrialRecord& t, const std::string& host, double now, double stale_after) {
+  size_t a = t.worker.find(':');
+  size_t b = a == std::string::npos ? a : t.worker.find(':', a + 1);
+  if (a != std::string::npos && b != std::string::npos && t.worker.substr(0, a) == host) {
+    pid_t pid = static_cast<pid_t>(std::atoll(t.worker.substr(a + 1, b - a - 1).c_str()));
+    if (pid == ::getpid()) return true;
+    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) return false;
+  }
+  return now - std::max(t.heartbeat_at, t.started_at) < stale_after;
+}
+
+// Shared state of one RunStudy call.
+struct Study {
+  const SearchSpace& space;
+  Evaluator& evaluator;
+  const TuneOptions& opt;
+  const ProgressFn& progress;
+  int64_t id = 0;
+  std::string host;
+  std::optional<Config> default_config;
+
+  std::mutex mu;  // proposals, the sampler, objectives
+  std::unique_ptr<Sampler> sampler;
+  std::vector<ObjectiveSpec> objectives;  // resolved (may start empty: the command's only metric)
+  Status error;                           // the first fatal error of any worker
+  std::atomic<bool> stop{false};
+  std::mutex progress_mu;
+  int64_t run_here = 0;
+  double seconds_here = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+
+  std::mutex hb_mu;
+  std::condition_variable hb_cv;
+  bool hb_stop = false;
+  std::vector<std::string> worker_ids;
+
+  Study(const SearchSpace& s, Evaluator& e, const TuneOptions& o, const ProgressFn& p)
+      : space(s), evaluator(e), opt(o), progress(p) {}
+};
+
+// Resolves an unnamed objective from the metrics a trial reported: the only one, or an error.
+Status ResolveObjective(Study& st, const std::map<std::string, double>& metrics) {
+  if (!st.objectives.empty() || metrics.empty()) return Status::Ok();
+  if (metrics.size() == 1) {
+    st.objectives.push_back({metrics.begin()->first, false});
+    return Status::Ok();
+  }
+  std::string names;
+  for (const auto& [k, v] : metrics) names += (names.empty() ? "" : ", ") + k;
+  return InvalidInput("the command reports several metrics ({}): choose one with --objective NAME:min|max", names);
+}
+
+// The sampler's view of the study. Several objectives are folded into one by an augmented
+// Chebyshev scalarization with weights drawn per proposal (ParEGO).
+History Snapshot(const Study& st, const std::vector<TrialRecord>& trials, Rng& rng) {
+  History h;
+  const size_t k = st.objectives.size();
+  std::vector<std::optional<std::vector<double>>> vals(trials.size());
+  std::vector<double> lo(k, INFINITY), hi(k, -INFINITY);
+  for (size_t i = 0; i < trials.size(); ++i) {
+    if (trials[i].state != TrialState::kComplete || k == 0) continue;
+    vals[i] = Minimized(st.objectives, ParseMetricsJson(json::parse(trials[i].metrics, nullptr, false)));
+    if (vals[i])
+      for (size_t o = 0; o < k; ++o) lo[o] = std::min(lo[o], (*vals[i])[o]), hi[o] = std::max(hi[o], (*vals[i])[o]);
+  }
+  std::vector<double> w(k, 1.0);
+  if (k > 1) {
+    double sum = 0;
+    for (double& x : w) sum += x = -std::log(std::max(1e-12, rng.Uniform()));
+    for (double& x : w) x /= sum;
+  }
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const TrialRecord& t = trials[i];
+    Observation o;
+    auto c = ParseCoords(t.coords, st.space.size());
+    if (!c) continue;  // written by another version of the space: the fingerprint prevents this
+    o.config = std::move(*c);
+    o.key = t.key;
+    o.state = t.state;
+    o.sampler = t.sampler;
+    if (t.state == TrialState::kComplete) {
+      if (!vals[i]) {
+        o.state = TrialState::kFailed;
+      } else if (k == 1) {
+        o.y = (*vals[i])[0];
+      } else {
+        double mx = -INFINITY, sum = 0;
+        for (size_t j = 0; j < k; ++j) {
+          double n = hi[j] > lo[j] ? ((*vals[i])[j] - lo[j]) / (hi[j] - lo[j]) : 0.0;
+          mx = std::max(mx, w[j] * n);
+          sum += w[j] * n;
+        }
+        o.y = mx + 0.05 * sum;
+      }
+    }
+    h.Add(std::move(o));
+  }
+  return h;
+}
+
+// The first objective's (minimized) values of each measurement.
+std::vector<double> PrimaryValues(const std::vector<ObjectiveSpec>& objs,
+                                  const std::vector<std::map<std::string, double>>& ms) {
+  std::vector<double> out;
+  if (objs.empty()) return out;
+  for (const auto& m : ms) {
+    auto v = Minimized({objs[0]}, m);
+    if (v) out.push_back((*v)[0]);
+  }
+  return out;
+}
+
+// Runs one configuration `repeats` times (fewer when racing shows it is clearly worse than the
+// incumbent), and fills the record's outcome.
+void Measure(Study& st, TrialRecord& t, const std::vector<double>& incumbent, uint64_t stream) {
+  std::map<std::string, std::string> params;
+  json p = json::parse(t.params, nullptr, false);
+  for (const auto& [k, v] : p.items()) params[k] = v.get<std::string>();
+  Rng rng = Rng::ForTrial(st.opt.seed ^ 0xe7a1, stream);
+  std::vector<std::map<std::string, double>> ms;
+  t.state = TrialState::kComplete;
+  t.reason.clear();
+  const int repeats = std::max(1, st.opt.repeats);
+  for (int r = 0; r < repeats; ++r) {
+    EvalResult res = st.evaluator.Evaluate(params, rng);
+    if (res.state != TrialState::kComplete) {
+      t.state = res.state;
+      t.reason = res.reason;
+      break;
+    }
+    std::vector<ObjectiveSpec> objs;
+    {
+      std::lock_guard<std::mutex> lock(st.mu);
+      Status s = ResolveObjective(st, res.metrics);
+      if (!s.ok()) {
+        if (st.error.ok()) st.error = s;
+        st.stop = true;
+      }
+      objs = st.objectives;
+    }
+    if (objs.empty() || !Minimized(objs, res.metrics)) {
+      std::string have;
+      for (const auto& [k, v] : res.metrics) have += (have.empty() ? "" : ", ") + k;
+      t.state = TrialState::kFailed;
+      t.reason = fmt::format("no objective '{}' in the output (it reports: {})",
+                             objs.empty() ? std::string("?") : FormatObjectives(objs), have.empty() ? "nothing" : have);
+      break;
+    }
+    ms.push_back(res.metrics);
+    if (st.opt.racing && r + 1 < repeats && ClearlyWorse(PrimaryValues(objs, ms), incumbent)) {
+      t.reason = fmt::format("raced out after {} of {} repeats", r + 1, repeats);
+      break;
+    }
+  }
+  json mj = json::array();
+  std::map<std::string, double> mean;
+  std::map<std::string, int> count;
+  for (const auto& m : ms) {
+    mj.push_back(json::parse(MetricsJson(m)));
+    for (const auto& [k, v] : m) mean[k] += v, count[k]++;
+  }
+  for (auto& [k, v] : mean) v /= count[k];
+  t.metrics = t.state == TrialState::kComplete ? MetricsJson(mean) : "";
+  t.measurements = mj.dump();
+  t.finished_at = UnixNow();
+}
+
+// One worker: until the budget is spent, the time is up, or the space is exhausted.
+void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
+  const int64_t max_infeasible = st.opt.max_infeasible > 0 ? st.opt.max_infeasible : 1000 * std::max<int64_t>(1, st.opt.budget);
+  auto fail = [&](const Status& s) {
+    std::lock_guard<std::mutex> lock(st.mu);
+    if (st.error.ok()) st.error = s;
+    st.stop = true;
+  };
+  while (!st.stop) {
+    if (st.opt.time_limit_ns > 0 &&
+        std::chrono::steady_clock::now() - st.start >= std::chrono::nanoseconds(st.opt.time_limit_ns))
+      break;
+    TrialRecord job;
+    std::vector<double> incumbent;
+    uint64_t stream = 0;
+    {
+      std::unique_lock<std::mutex> lock(st.mu);
+      auto loaded = store.LoadTrials(st.id);
+      if (!loaded.ok()) {
+        lock.unlock();
+        fail(loaded.status());
+        break;
+      }
+      std::vector<TrialRecord>& trials = *loaded;
+      for (const TrialRecord& t : trials)
+        if (t.state == TrialState::kComplete && st.objectives.empty()) {
+          Status s = ResolveObjective(st, ParseMetricsJson(json::parse(t.metrics, nullptr, false)));
+          if (!s.ok()) {
+            if (st.error.ok()) st.error = s;
+            st.stop = true;
+          }
+        }
+      if (st.stop) break;
+      Rng rng = Rng::ForTrial(st.opt.seed, trials.size());
+      History h = Snapshot(st, trials, rng);
+      if (h.best()) {
+        const TrialRecord* best = nullptr;
+        for (const TrialRecord& t : trials)
+          if (t.key == h.all()[*h.best()].key) best = &t;
+        if (best) incumbent = PrimaryValues(st.objectives, Summarize(*best).measurements);
+      }
+      int64_t running = 0, infeasible = 0;
+      for (const TrialRecord& t : trials) {
+        running += t.state == TrialState::kPending;
+        infeasible += t.state == TrialState::kInfeasible;
+      }
+      // A trial left running by a dead worker is run again: nothing is lost.
+      bool have = false;
+      double now = UnixNow();
+      for (const TrialRecord& t : trials) {
+        if (t.state != TrialState::kPending || WorkerAlive(t, st.host, now, st.opt.stale_after_s)) continue;
+        auto claimed = store.Claim(t.id, t.worker, me);
+        if (claimed.ok() && *claimed) {
+          job = t;
+          job.worker = me;
+          have = true;
+          break;
+        }
+      }
+      if (!have) {
+        if (static_cast<int64_t>(h.evaluations()) + running >= st.opt.budget || infeasible >= max_infeasible) break;
+        for (int attempt = 0; attempt < 64 && !have; ++attempt) {
+          std::optional<Config> proposal;
+          std::string label;
+          if (st.opt.default_first && trials.empty() && attempt == 0 && st.default_config) {
+            proposal = *st.default_config;
+            label = "default";
+          } else {
+            Rng prng = Rng::ForTrial(st.opt.seed + static_cast<uint64_t>(attempt) * 0x9e37, h.size());
+            auto c = st.sampler->Propose(h, prng);
+            if (!c.ok()) {
+              if (c.status().code() == StatusCode::kNotFound) st.stop = running == 0;  // exhausted
+              else {
+                if (st.error.ok()) st.error = c.status();
+                st.stop = true;
+              }
+              break;
+            }
+            proposal = std::move(*c);
+            label = st.sampler->last_label();
+          }
+          TrialRecord rec;
+          rec.key = st.space.Key(*proposal);
+          json pj = json::object();
+          for (const auto& [k, v] : st.space.Named(*proposal)) pj[k] = v;
+          rec.params = pj.dump();
+          rec.coords = CoordsJson(*proposal);
+          rec.state = TrialState::kPending;
+          rec.sampler = label;
+          rec.worker = me;
+          rec.started_at = UnixNow();
+          auto reserved = store.Reserve(st.id, rec);
+          if (!reserved.ok()) {
+            if (st.error.ok()) st.error = reserved.status();
+            st.stop = true;
+            break;
+          }
+          if (*reserved) {
+            job = **reserved;
+            have = true;
+          } else {  // another worker reserved it since our snapshot
+            Observation o;
+            o.config = *proposal;
+            o.key = rec.key;
+            o.state = TrialState::kPending;
+            h.Add(std::move(o));
+          }
+        }
+        if (!have) {
+          if (st.stop) break;
+          // Everything left is running elsewhere: wait for a result to change the picture.
+          lock.unlock();
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          continue;
+        }
+      }
+      stream = static_cast<uint64_t>(job.number);
+    }
+    Measure(st, job, incumbent, stream);
+    Status fin = store.Finish(job);
+    if (!fin.ok()) {
+      fail(fin);
+      break;
+    }
+    {
+      std::lock_guard<std::mutex> plock(st.progress_mu);
+      st.run_here++;
+      st.seconds_here += job.finished_at - job.started_at;
+      if (st.progress) {
+        auto trials = store.LoadTrials(st.id);
+        if (trials.ok()) {
+          Progress pr;
+          pr.budget = st.opt.budget;
+          TrialSummary s = Summarize(job);
+          pr.trial = &s;
+          std::vector<ObjectiveSpec> objs;
+          {
+            std::lock_guard<std::mutex> lock(st.mu);
+            objs = st.objectives;
+          }
+          for (const TrialRecord& t : *trials) {
+            if (t.state == TrialState::kComplete || t.state == TrialState::kFailed) pr.evaluations++;
+            if (t.state != TrialState::kComplete || objs.empty()) continue;
+            auto v = Minimized({objs[0]}, ParseMetricsJson(json::parse(t.metrics, nullptr, false)));
+            if (v && (!pr.best_value || (*v)[0] < *pr.best_value)) pr.best_value = (*v)[0];
+          }
+          if (pr.best_value && !objs.empty() && objs[0].maximize) pr.best_value = -*pr.best_value;
+          double per = st.seconds_here / static_cast<double>(st.run_here);
+          int64_t left = std::max<int64_t>(0, st.opt.budget - pr.evaluations);
+          pr.eta_s = per * static_cast<double>(left) / std::max(1, st.opt.workers);
+          st.progress(pr);
+        }
+      }
+    }
+  }
+}
+
+void Heartbeats(Study& st, StudyStorage& store) {
+  std::unique_lock<std::mutex> lock(st.hb_mu);
+  const auto period = std::chrono::duration<double>(std::clamp(st.opt.stale_after_s / 4, 0.5, 10.0));
+  while (!st.hb_cv.wait_for(lock, period, [&] { return st.hb_stop; })) {
+    for (const std::string& w : st.worker_ids) (void)store.Heartbeat(st.id, w);
+  }
+}
+
+}  // namespace
+
+std::string StudyFingerprint(const SearchSpace& space, const std::vector<ObjectiveSpec>& objectives,
+                             const std::string& extra) {
+  std::string text;
+  for (const Parameter& p : space.params()) {
+    text += p.name + "|" + ParamTypeName(p.type) + "|" + fmt::format("{}|{}|{}|{}|", p.low, p.high, p.step, p.log);
+    for (const Value& v : p.values) text += FormatValue(v) + ",";
+    if (p.condition) text += "?" + p.condition->text();
+    text += ";";
+  }
+  for (const Expression& e : space.constraints()) text += "&" + e.text();
+  text += "#" + FormatObjectives(objectives) + "#" + extra;
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a, then mixed
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  return fmt::format("{:016x}", Rng::Mix(h));
+}
+
+StatusOr<TuneResult> LoadStudy(const SearchSpace& space, StudyStorage& storage, const TuneOptions& options) {
+  ASSIGN_OR_RETURN(int64_t id, storage.OpenStudy(options.study_name,
+                                                 StudyFingerprint(space, options.objectives, options.fingerprint_extra)));
+  ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, storage.LoadTrials(id));
+  TuneResult r;
+  r.study_name = options.study_name;
+  std::vector<ObjectiveSpec> objs = options.objectives;
+  std::optional<std::string> default_key;
+  if (auto d = space.DefaultConfig()) default_key = space.Key(*d);
+  std::vector<std::vector<double>> points;
+  std::vector<size_t> point_trial;
+  double best_val = INFINITY;
+  for (const TrialRecord& t : trials) {
+    r.trials.push_back(Summarize(t));
+    const TrialSummary& s = r.trials.back();
+    if (t.state == TrialState::kComplete || t.state == TrialState::kFailed) r.evaluations++;
+    if (default_key && t.key == *default_key && t.state != TrialState::kPending) r.default_trial = r.trials.size() - 1;
+    if (t.state != TrialState::kComplete) continue;
+    if (objs.empty() && s.metrics.size() == 1) objs.push_back({s.metrics.begin()->first, false});
+    auto v = Minimized(objs, s.metrics);
+    if (!v || v->empty()) continue;
+    points.push_back(*v);
+    point_trial.push_back(r.trials.size() - 1);
+    if ((*v)[0] < best_val) {
+      best_val = (*v)[0];
+      r.best = r.trials.size() - 1;
+    }
+  }
+  if (objs.size() > 1)
+    for (size_t i : ParetoFront(points)) r.pareto.push_back(point_trial[i]);
+  return r;
+}
+
+StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, StudyStorage& storage,
+                              const TuneOptions& options, const ProgressFn& progress) {
+  if (options.budget <= 0) return InvalidInput("--budget must be positive");
+  if (options.workers < 1) return InvalidInput("--workers must be at least 1");
+  if (options.study_name.empty()) return InvalidInput("a study needs a name");
+  Study st(space, evaluator, options, progress);
+  st.objectives = options.objectives;
+  st.host = HostName();
+  st.default_config = space.DefaultConfig();
+  ASSIGN_OR_RETURN(st.sampler, MakeSampler(options.sampler, space));
+  ASSIGN_OR_RETURN(st.id, storage.OpenStudy(options.study_name,
+                                            StudyFingerprint(space, options.objectives, options.fingerprint_extra)));
+  ASSIGN_OR_RETURN(std::vector<TrialRecord> before, storage.LoadTrials(st.id));
+
+  std::vector<std::unique_ptr<StudyStorage>> stores;
+  for (int w = 0; w < options.workers; ++w) {
+    ASSIGN_OR_RETURN(auto s, storage.Clone());
+    stores.push_back(std::move(s));
+    st.worker_ids.push_back(fmt::format("{}:{}:{}-{:x}", st.host, ::getpid(), w,
+                                        static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) & 0xffffff));
+  }
+  ASSIGN_OR_RETURN(auto hb_store, storage.Clone());
+  std::thread hb([&] { Heartbeats(st, *hb_store); });
+  std::vector<std::thread> workers;
+  for (int w = 0; w < options.workers; ++w)
+    workers.emplace_back([&, w] { WorkerLoop(st, *stores[w], st.worker_ids[w]); });
+  for (auto& t : workers) t.join();
+  {
+    std::lock_guard<std::mutex> lock(st.hb_mu);
+    st.hb_stop = true;
+  }
+  st.hb_cv.notify_all();
+  hb.join();
+  if (!st.error.ok()) return st.error;
+
+  ASSIGN_OR_RETURN(TuneResult result, LoadStudy(space, storage, options));
+  result.resumed = static_cast<int64_t>(before.size());
+  result.run_here = st.run_here;
+
+  // Re-measure the best configurations, so the reported numbers carry an interval.
+  if (options.remeasure_top > 0 && !st.objectives.empty()) {
+    std::vector<size_t> order;
+    for (size_t i = 0; i < result.trials.size(); ++i)
+      if (result.trials[i].state == TrialState::kComplete && Minimized({st.objectives[0]}, result.trials[i].metrics))
+        order.push_back(i);
+    auto val = [&](size_t i) { return (*Minimized({st.objectives[0]}, result.trials[i].metrics))[0]; };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return val(a) < val(b); });
+    if (order.size() > static_cast<size_t>(options.remeasure_top)) order.resize(options.remeasure_top);
+    for (size_t i : order) {
+      const TrialSummary& t = result.trials[i];
+      std::vector<double> xs;
+      for (const auto& m : t.measurements)
+        if (auto it = m.find(st.objectives[0].name); it != m.end()) xs.push_back(it->second);
+      Rng rng = Rng::ForTrial(options.seed ^ 0x7e3a, static_cast<uint64_t>(t.number));
+      for (int r = 0; r < options.remeasure_repeats; ++r) {
+        EvalResult e = evaluator.Evaluate(t.params, rng);
+        if (e.state != TrialState::kComplete) continue;
+        if (auto it = e.metrics.find(st.objectives[0].name); it != e.metrics.end()) xs.push_back(it->second);
+      }
+      MeanInterval ci = MeanConfidenceInterval(xs);
+      result.remeasured.push_back({t.number, t.params, st.objectives[0].name, xs.size(), ci.mean, ci.low, ci.high});
+    }
+  }
+  return result;
+}
+
+}  // namespace cprof::tune

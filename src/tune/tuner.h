@@ -1,0 +1,103 @@
+// RunStudy: the tuning loop — propose, reserve, evaluate (with repeats and racing), record — on
+// one or more worker threads over a shared study store, then re-measure the best.
+//
+//   TuneOptions opt;  opt.budget = 100;  opt.objectives = {{"latency_ms", false}};
+//   ASSIGN_OR_RETURN(auto store, OpenStudyStorage("sqlite:///study.db"));
+//   ASSIGN_OR_RETURN(TuneResult r, RunStudy(space, runner, *store, opt, on_progress));
+//   r.trials[*r.best].params;
+//
+// Resuming: the study is named (options.study_name) and keyed by a fingerprint of the space and
+// objectives; running it again continues where it stopped — finished trials are loaded, not
+// rerun; trials left running by a dead worker (killed process, lost machine) are claimed and run
+// again; the budget counts the whole study. Other processes may work on the same study at the same
+// time (each reservation is atomic in the store): no configuration is ever evaluated twice.
+// Reproducible: with one worker, the same seed gives the same trials.
+// The library never prints: progress goes to the callback (called with no lock held, from the
+// worker that finished the trial, one call at a time).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "base/time_units.h"
+#include "tune/evaluator.h"
+#include "tune/objective.h"
+#include "tune/search_space.h"
+#include "tune/study_storage.h"
+
+namespace cprof::tune {
+
+struct TuneOptions {
+  std::string sampler = "auto";
+  std::vector<ObjectiveSpec> objectives;  // at least one
+  int64_t budget = 100;     // evaluations (complete + failed) in the whole study
+  TimeNs time_limit_ns = 0;  // wall time of this run; 0 = none
+  int workers = 1;
+  int repeats = 1;           // measurements per configuration; racing stops clearly worse ones early
+  bool racing = true;
+  int remeasure_top = 0;     // re-measure the best K configurations at the end
+  int remeasure_repeats = 5;
+  uint64_t seed = 0;
+  bool default_first = true;  // evaluate the space's default configuration first, when it has one
+  std::string study_name;
+  std::string fingerprint_extra;  // mixed into the study fingerprint (e.g. the command line)
+  double stale_after_s = 300;     // a running trial without heartbeat this long is taken over
+  int64_t max_infeasible = 0;     // stop after this many infeasible trials (0 = 1000 x budget)
+};
+
+struct TrialSummary {
+  int64_t number = 0;
+  std::map<std::string, std::string> params;
+  TrialState state = TrialState::kPending;
+  std::map<std::string, double> metrics;                  // means over the measurements
+  std::vector<std::map<std::string, double>> measurements;  // one per repeat
+  std::string reason;
+  std::string sampler;
+  double seconds = 0;
+};
+
+struct Remeasured {
+  int64_t number = 0;
+  std::map<std::string, std::string> params;
+  std::string objective;
+  size_t n = 0;
+  double mean = 0, ci_low = 0, ci_high = 0;  // 95% Student-t interval of the mean
+};
+
+struct TuneResult {
+  std::string study_name;
+  std::vector<TrialSummary> trials;   // the whole study, by number
+  std::optional<size_t> best;         // index into trials: best first objective
+  std::vector<size_t> pareto;         // with several objectives: the non-dominated complete trials
+  std::optional<size_t> default_trial;  // the default configuration's trial, when evaluated
+  std::vector<Remeasured> remeasured;
+  int64_t evaluations = 0;   // complete + failed in the study
+  int64_t resumed = 0;       // trials already in the study when this run started
+  int64_t run_here = 0;      // trials this run evaluated
+};
+
+struct Progress {
+  int64_t evaluations = 0;
+  int64_t budget = 0;
+  const TrialSummary* trial = nullptr;  // the one that just finished
+  std::optional<double> best_value;     // first objective, in its own direction
+  double eta_s = -1;                    // -1 when unknown
+};
+using ProgressFn = std::function<void(const Progress&)>;
+
+// Hash of everything that makes two studies comparable: parameters, constraints, objectives.
+std::string StudyFingerprint(const SearchSpace& space, const std::vector<ObjectiveSpec>& objectives,
+                             const std::string& extra);
+
+StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, StudyStorage& storage,
+                              const TuneOptions& options, const ProgressFn& progress = nullptr);
+
+// The study as it is in storage (for reports, `--json` of a finished study, tests).
+StatusOr<TuneResult> LoadStudy(const SearchSpace& space, StudyStorage& storage, const TuneOptions& options);
+
+}  // namespace cprof::tune

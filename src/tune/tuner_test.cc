@@ -1,0 +1,304 @@
+// The study loop over replay and synthetic evaluators: budgets, reproducibility, resume, dead
+// workers, concurrent workers on one SQLite study, racing, re-measurement, Pareto fronts.
+#include "tune/tuner.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "tune/replay_evaluator.h"
+#include "tune/space_file.h"
+
+namespace cprof::tune {
+namespace {
+
+const std::string kFixtures = CPROF_FIXTURES_DIR "/tuning";
+
+struct Replay {
+  SpaceFile file;
+  std::unique_ptr<ReplayEvaluator> eval;
+};
+
+Replay OpenReplay(const std::string& name) {
+  Replay r;
+  auto f = LoadSpaceFile(kFixtures + "/" + name);
+  EXPECT_TRUE(f.ok()) << f.status().message();
+  r.file = std::move(f).value();
+  auto e = ReplayEvaluator::Open(kFixtures + "/" + name, r.file.space, false);
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  r.eval = std::move(e).value();
+  return r;
+}
+
+TuneOptions Options(const std::string& study, int64_t budget, uint64_t seed = 1) {
+  TuneOptions o;
+  o.study_name = study;
+  o.budget = budget;
+  o.seed = seed;
+  o.objectives = {{"time", false}};
+  return o;
+}
+
+std::string TempPath(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("cprof_tune_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::remove(dir / name);
+  return (dir / name).string();
+}
+
+void ExpectNoDuplicates(const TuneResult& r) {
+  std::set<std::map<std::string, std::string>> seen;
+  for (const TrialSummary& t : r.trials) EXPECT_TRUE(seen.insert(t.params).second) << "trial " << t.number << " repeats a configuration";
+}
+
+TEST(ReplayEvaluatorTest, CacheSemantics) {
+  Replay r = OpenReplay("convolution_RTX_3090.json.gz");
+  EXPECT_EQ(r.eval->valid_objectives().size(), 5220u);
+  EXPECT_EQ(r.eval->failed_count(), 1548u);
+  Rng rng(1);
+  std::map<std::string, std::string> p = {{"block_size_x", "2"}, {"block_size_y", "32"}, {"filter_height", "15"},
+                                          {"filter_width", "15"}, {"read_only", "0"}, {"tile_size_x", "1"},
+                                          {"tile_size_y", "1"}, {"use_padding", "0"}};
+  EvalResult ok = r.eval->Evaluate(p, rng);
+  ASSERT_EQ(ok.state, TrialState::kComplete);
+  EXPECT_NEAR(ok.metrics.at("time"), 7.514, 0.01);  // mean of `times`; `time` says 7.0016
+  p["block_size_x"] = "1";
+  p["block_size_y"] = "1";
+  EXPECT_EQ(r.eval->Evaluate(p, rng).state, TrialState::kInfeasible);  // not in the cache
+}
+
+TEST(TunerTest, ReplayIsReproducibleWithASeedAndCountsTheBudget) {
+  Replay r = OpenReplay("convolution_RTX_3090.json.gz");
+  auto run = [&](uint64_t seed) {
+    auto store = MakeMemoryStorage();
+    auto res = RunStudy(r.file.space, *r.eval, *store, Options("s", 40, seed));
+    EXPECT_TRUE(res.ok()) << res.status().message();
+    return std::move(res).value();
+  };
+  TuneResult a = run(5), b = run(5), c = run(6);
+  EXPECT_EQ(a.evaluations, 40);
+  ASSERT_EQ(a.trials.size(), b.trials.size());
+  for (size_t i = 0; i < a.trials.size(); ++i) {
+    EXPECT_EQ(a.trials[i].params, b.trials[i].params);
+    EXPECT_EQ(a.trials[i].state, b.trials[i].state);
+  }
+  ASSERT_TRUE(a.best && b.best);
+  EXPECT_EQ(a.trials[*a.best].metrics.at("time"), b.trials[*b.best].metrics.at("time"));
+  bool differs = a.trials.size() != c.trials.size();
+  for (size_t i = 0; !differs && i < a.trials.size(); ++i) differs = a.trials[i].params != c.trials[i].params;
+  EXPECT_TRUE(differs) << "another seed should explore differently";
+  int64_t evaluated = 0;
+  for (const TrialSummary& t : a.trials) evaluated += t.state == TrialState::kComplete || t.state == TrialState::kFailed;
+  EXPECT_EQ(evaluated, 40);  // infeasible (absent) configurations are free
+  ExpectNoDuplicates(a);
+  // The default configuration (the space has none from a cache file) is not required; the best is the minimum.
+  double min_time = INFINITY;
+  for (const TrialSummary& t : a.trials)
+    if (t.state == TrialState::kComplete) min_time = std::min(min_time, t.metrics.at("time"));
+  EXPECT_EQ(a.trials[*a.best].metrics.at("time"), min_time);
+}
+
+TEST(TunerTest, SqliteStudyResumesWithoutRepeating) {
+  Replay r = OpenReplay("pnpoly_RTX_3090.json.gz");
+  std::string db = "sqlite://" + TempPath("resume.db");
+  {
+    auto store = OpenStudyStorage(db);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    auto res = RunStudy(r.file.space, *r.eval, **store, Options("resume", 15));
+    ASSERT_TRUE(res.ok()) << res.status().message();
+    EXPECT_EQ(res->evaluations, 15);
+  }
+  auto store = OpenStudyStorage(db);
+  ASSERT_TRUE(store.ok());
+  auto res = RunStudy(r.file.space, *r.eval, **store, Options("resume", 25));
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(res->evaluations, 25);
+  EXPECT_GE(res->resumed, 15);
+  ExpectNoDuplicates(*res);
+  for (size_t i = 0; i < res->trials.size(); ++i) EXPECT_EQ(res->trials[i].number, static_cast<int64_t>(i));
+  // Another space or objective under the same study name is refused.
+  TuneOptions other = Options("resume", 30);
+  other.objectives = {{"time", true}};
+  auto refused = RunStudy(r.file.space, *r.eval, **store, other);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidInput);
+}
+
+TEST(TunerTest, TrialOfADeadWorkerIsRunAgain) {
+  Replay r = OpenReplay("pnpoly_RTX_3090.json.gz");
+  std::string db = TempPath("dead.db");
+  auto store = OpenStudyStorage(db);
+  ASSERT_TRUE(store.ok());
+  TuneOptions opt = Options("dead", 5);
+  auto id = (*store)->OpenStudy("dead", StudyFingerprint(r.file.space, opt.objectives, ""));
+  ASSERT_TRUE(id.ok());
+  // A trial reserved by a process that no longer exists (pid 0x7ffffff0 on this host).
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  Config c = (*r.file.space.Enumerated())[100];
+  TrialRecord t;
+  t.key = r.file.space.Key(c);
+  nlohmann::json params = nlohmann::json::object(), coords = nlohmann::json::array();
+  for (const auto& [k, v] : r.file.space.Named(c)) params[k] = v;
+  for (double x : c) coords.push_back(x);
+  t.params = params.dump();
+  t.coords = coords.dump();
+  t.worker = std::string(host) + ":2147483632:0";
+  t.started_at = UnixNow();
+  auto reserved = (*store)->Reserve(*id, t);
+  ASSERT_TRUE(reserved.ok() && reserved->has_value());
+  auto res = RunStudy(r.file.space, *r.eval, **store, opt);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(res->evaluations, 5);
+  EXPECT_NE(res->trials[0].state, TrialState::kPending);  // finished by the new run
+  ExpectNoDuplicates(*res);
+}
+
+TEST(TunerTest, TwoWorkersOnOneSqliteStudy) {
+  Replay r = OpenReplay("convolution_RTX_3090.json.gz");
+  std::string db = "sqlite:///" + TempPath("two.db");
+  // Two independent "processes" (own connections, own samplers), two worker threads each.
+  auto work = [&](uint64_t seed) {
+    auto store = OpenStudyStorage(db);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    TuneOptions o = Options("two", 60, seed);
+    o.workers = 2;
+    auto res = RunStudy(r.file.space, *r.eval, **store, o);
+    ASSERT_TRUE(res.ok()) << res.status().message();
+  };
+  std::thread a(work, 1), b(work, 2);
+  a.join();
+  b.join();
+  auto store = OpenStudyStorage(db);
+  auto res = LoadStudy(r.file.space, **store, Options("two", 60));
+  ASSERT_TRUE(res.ok());
+  EXPECT_GE(res->evaluations, 60);
+  EXPECT_LE(res->evaluations, 60 + 3);  // at most one in flight per other worker when the budget filled
+  ExpectNoDuplicates(*res);
+  for (const TrialSummary& t : res->trials) EXPECT_NE(t.state, TrialState::kPending);
+}
+
+// Synthetic noisy evaluator: latency = base(x) + noise; a second metric for Pareto tests.
+class NoisyEvaluator : public Evaluator {
+ public:
+  EvalResult Evaluate(const std::map<std::string, std::string>& p, Rng& rng) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    double x = std::stod(p.at("x"));
+    EvalResult r;
+    r.state = TrialState::kComplete;
+    r.metrics["latency_ms"] = 10 + (x - 6) * (x - 6) + 0.3 * rng.Normal();
+    r.metrics["mem_mb"] = 100 - 5 * x;
+    calls[p.at("x")]++;
+    return r;
+  }
+  std::map<std::string, int> calls;
+  std::mutex mu_;
+};
+
+SearchSpace LineSpace() {
+  auto f = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 15, default: 0}\n", "line.yaml");
+  EXPECT_TRUE(f.ok());
+  return std::move(f).value().space;
+}
+
+TEST(TunerTest, RacingStopsClearlyWorseConfigurationsAndRemeasuresTheBest) {
+  SearchSpace space = LineSpace();
+  NoisyEvaluator eval;
+  auto store = MakeMemoryStorage();
+  TuneOptions o;
+  o.study_name = "noisy";
+  o.budget = 12;
+  o.repeats = 5;
+  o.remeasure_top = 2;
+  o.remeasure_repeats = 5;
+  o.objectives = {{"latency_ms", false}};
+  o.sampler = "gp";
+  auto res = RunStudy(space, eval, *store, o);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  ASSERT_TRUE(res->default_trial.has_value());
+  EXPECT_EQ(res->trials[*res->default_trial].params.at("x"), "0");  // the default runs first
+  int raced = 0;
+  for (const TrialSummary& t : res->trials) raced += t.measurements.size() < 5;
+  EXPECT_GT(raced, 0) << "no configuration was stopped early";
+  ASSERT_EQ(res->remeasured.size(), 2u);
+  const Remeasured& best = res->remeasured[0];
+  EXPECT_GE(best.n, 6u);
+  double x = std::stod(best.params.at("x"));
+  double truth = 10 + (x - 6) * (x - 6);
+  EXPECT_LE(best.ci_low, truth + 0.5);
+  EXPECT_GE(best.ci_high, truth - 0.5);
+  EXPECT_LT(best.ci_low, best.ci_high);
+}
+
+TEST(TunerTest, SeveralObjectivesGiveAParetoFront) {
+  SearchSpace space = LineSpace();
+  NoisyEvaluator eval;
+  auto store = MakeMemoryStorage();
+  TuneOptions o;
+  o.study_name = "pareto";
+  o.budget = 16;  // the whole space
+  o.objectives = {{"latency_ms", false}, {"mem_mb", false}};
+  auto res = RunStudy(space, eval, *store, o);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  EXPECT_EQ(res->evaluations, 16);
+  ASSERT_FALSE(res->pareto.empty());
+  // Memory falls with x, latency is smallest near x = 6: the front is x >= ~6.
+  for (size_t i : res->pareto) EXPECT_GE(std::stod(res->trials[i].params.at("x")), 5.0);
+  std::set<std::string> front;
+  for (size_t i : res->pareto) front.insert(res->trials[i].params.at("x"));
+  EXPECT_TRUE(front.count("15"));  // least memory is always on the front
+}
+
+TEST(TunerTest, ObjectiveResolvedFromTheOnlyMetricOrRefused) {
+  SearchSpace space = LineSpace();
+  NoisyEvaluator eval;  // reports two metrics: an unnamed objective is ambiguous
+  auto store = MakeMemoryStorage();
+  TuneOptions o;
+  o.study_name = "unnamed";
+  o.budget = 3;
+  auto res = RunStudy(space, eval, *store, o);
+  ASSERT_FALSE(res.ok());
+  EXPECT_NE(res.status().message().find("--objective"), std::string::npos);
+}
+
+TEST(StudyStorageTest, ReserveIsAtomicAndNumbered) {
+  for (const std::string& url : {std::string("memory"), "sqlite://" + TempPath("reserve.db")}) {
+    auto store = OpenStudyStorage(url);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    auto id = (*store)->OpenStudy("s", "fp");
+    ASSERT_TRUE(id.ok());
+    EXPECT_FALSE((*store)->OpenStudy("s", "other").ok());
+    TrialRecord t;
+    t.params = "{}";
+    t.coords = "[]";
+    t.key = "a";
+    auto first = (*store)->Reserve(*id, t);
+    ASSERT_TRUE(first.ok() && first->has_value());
+    EXPECT_EQ((*first)->number, 0);
+    auto dup = (*store)->Reserve(*id, t);
+    ASSERT_TRUE(dup.ok());
+    EXPECT_FALSE(dup->has_value());
+    t.key = "b";
+    auto second = (*store)->Reserve(*id, t);
+    ASSERT_TRUE(second.ok() && second->has_value());
+    EXPECT_EQ((*second)->number, 1);  // no gap from the refused duplicate
+    TrialRecord done = **second;
+    done.state = TrialState::kComplete;
+    done.metrics = R"({"t": 1.5})";
+    ASSERT_TRUE((*store)->Finish(done).ok());
+    auto all = (*store)->LoadTrials(*id);
+    ASSERT_TRUE(all.ok());
+    ASSERT_EQ(all->size(), 2u);
+    EXPECT_EQ((*all)[1].state, TrialState::kComplete);
+    EXPECT_EQ((*all)[1].metrics, R"({"t": 1.5})");
+  }
+}
+
+}  // namespace
+}  // namespace cprof::tune
