@@ -64,7 +64,7 @@ TEST_F(HtaTraceDiff, CompareFindsTheMemcpyRegression) {
 }
 
 TEST_F(HtaTraceDiff, ValidateCallsTheStepTimeRegression) {
-  MetricRegistry reg(MachineCapabilities{});
+  MetricRegistry reg(MachineCapabilities{.hardware_pmu = true, .procfs = true});
   ValidateOptions opt;
   for (const char* m : {"step_time", "p50_latency", "throughput", "device_util"}) opt.metrics.push_back(**reg.Find(m));
   StatusOr<ValidationResult> r = Validate(RunSet{{control_}, {kControl}}, RunSet{{test_}, {kTest}}, opt);

@@ -4,7 +4,6 @@
 #include <sys/mman.h>
 
 #include <cstdint>
-#include <new>
 
 namespace cprof::json {
 namespace {
@@ -49,12 +48,13 @@ BufferPool::Buffer BufferPool::Take(size_t min_bytes) {
   }
   const size_t size = (min_bytes + kHugePage - 1) & ~(kHugePage - 1);
   void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
+  if (p == MAP_FAILED) return Buffer();
   AdviseHugePages(p, size);
   return Buffer(static_cast<char*>(p), size);
 }
 
 void BufferPool::Give(Buffer b) {
+  if (b.data() == nullptr) return;
   std::lock_guard lock(mu_);
   if (free_.size() < keep_) free_.push_back(std::move(b));
 }

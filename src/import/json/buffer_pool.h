@@ -37,6 +37,7 @@ class BufferPool {
   };
 
   explicit BufferPool(size_t keep = 8) : keep_(keep) {}
+  // A buffer of at least `min_bytes`; an empty one (data() == nullptr) if memory ran out.
   Buffer Take(size_t min_bytes);
   void Give(Buffer b);
 

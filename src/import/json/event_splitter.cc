@@ -78,6 +78,9 @@ Status EventSplitter::NextRead(SplitBatch* out) {
   // A large carried item (one huge event) doubles the read, so rescanning it stays linear.
   const size_t want = std::max(chunk_bytes_, carry);
   auto chunk = std::make_shared<Chunk>(pool_, carry + want, stream_pos_ - carry);
+  if (chunk->data() == nullptr) {
+    return ResourceLimit("{}: out of memory for a {} MB read buffer", source_->path(), (carry + want) >> 20);
+  }
   if (carry) std::memcpy(chunk->data(), carry_chunk_->data() + carry_begin_, carry);
   carry_chunk_.reset();
   size_t filled = carry;

@@ -4,15 +4,16 @@
 // Why a custom canvas renderer rather than a charting library: a trace holds up to millions of
 // slices; SVG/DOM-based libraries create one node per item and stall long before that, and the
 // canvas flame-chart libraries on npm draw every item each frame. Here each lane is drawn with one
-// binary search per pixel column when zoomed out (see drawLane), so a frame costs
+// binary search per pixel column when zoomed out (lane_painter.ts), so a frame costs
 // O(visible pixels x visible lanes x log n) whatever the trace size; bench/run_visualize_bench.sh
 // measures the panning frame rate on a 1M-slice trace in Chromium.
 
 import type { Finding, TraceData } from "../data/trace_data";
 import { clear, el, fitCanvas } from "../util/dom";
-import { colorForName, FINDING_COLORS } from "../util/color";
+import { FINDING_COLORS } from "../util/color";
 import { formatDuration, formatTimeTick, niceStep } from "../util/format";
 import { Lanes } from "./lanes";
+import { LaneRaster, NamePalette, paintLane, type LaneView } from "./lane_painter";
 import { LANE_HEIGHT, TrackLayout, type Row } from "./track_layout";
 
 const GUTTER = 230;
@@ -21,6 +22,7 @@ const MARKER_HEIGHT = 16;
 const TOP = AXIS_HEIGHT + MARKER_HEIGHT;
 const MIN_SPAN_NS = 10;
 const CHAR_WIDTH = 6.2;
+const HEADER_ABGR = 0xfff5f1ee; // #eef1f5
 
 export interface FrameStats {
   frames: number;
@@ -41,6 +43,8 @@ export class TimelineView {
   readonly element: HTMLElement;
   readonly layout: TrackLayout;
   private readonly lanes: Lanes;
+  private readonly palette: NamePalette;
+  private readonly raster = new LaneRaster();
   private readonly canvas: HTMLCanvasElement;
   private readonly tooltip: HTMLElement;
   private readonly searchInfo: HTMLElement;
@@ -73,6 +77,7 @@ export class TimelineView {
 
   constructor(private readonly data: TraceData) {
     this.lanes = new Lanes(data);
+    this.palette = new NamePalette(data.strings);
     this.layout = new TrackLayout(data, this.lanes);
     const h = data.header;
     const span = Math.max(h.range_end_ns - h.range_start_ns, 1000);
@@ -521,24 +526,32 @@ export class TimelineView {
     ctx.font = "11px system-ui, sans-serif";
     ctx.textBaseline = "middle";
 
+    // Slices and header bands as pixels, then everything drawn over them.
+    const dpr = window.devicePixelRatio || 1;
+    const raster = this.raster;
+    raster.begin(w - GUTTER, h - TOP, dpr);
+    const view: LaneView = { t0: this.viewStart, t1: this.viewEnd, left: GUTTER, right: w, top: TOP, charWidth: CHAR_WIDTH };
+    const rows = this.layout.rows;
+    const counters: [Row, number][] = [];
+    for (let r = this.layout.firstVisible(this.scrollY); r < rows.length; r++) {
+      const row = rows[r];
+      const y = TOP + row.y - this.scrollY;
+      if (y > h) break;
+      if (row.kind === "header") raster.fillRows(y - TOP, row.height, HEADER_ABGR);
+      else if (row.kind === "slices") this.paintSliceTrack(row, y, view);
+      else counters.push([row, y]);
+    }
+    if (raster.img) ctx.putImageData(raster.img, Math.round(GUTTER * dpr), Math.round(TOP * dpr));
+
     ctx.save();
     ctx.beginPath();
     ctx.rect(GUTTER, TOP, w - GUTTER, h - TOP);
     ctx.clip();
     this.drawGridLines(ctx);
-    const rows = this.layout.rows;
-    for (let r = this.layout.firstVisible(this.scrollY); r < rows.length; r++) {
-      const row = rows[r];
-      const y = TOP + row.y - this.scrollY;
-      if (y > h) break;
-      if (row.kind === "header") {
-        ctx.fillStyle = "#eef1f5";
-        ctx.fillRect(GUTTER, y, w - GUTTER, row.height);
-      } else if (row.kind === "slices") {
-        this.drawSliceTrack(ctx, row, y);
-      } else {
-        this.drawCounter(ctx, row, y);
-      }
+    for (const [row, y] of counters) this.drawCounter(ctx, row, y);
+    for (const l of raster.labels) {
+      ctx.fillStyle = l.faded ? "#999999" : "#111111";
+      ctx.fillText(l.text, l.x, l.y);
     }
     this.drawFlows(ctx);
     this.drawSelection(ctx);
@@ -555,7 +568,7 @@ export class TimelineView {
 
   private drawGridLines(ctx: CanvasRenderingContext2D): void {
     const step = this.tickStep();
-    ctx.strokeStyle = "#f0f0f0";
+    ctx.strokeStyle = "rgba(0,0,0,0.07)";
     ctx.lineWidth = 1;
     ctx.beginPath();
     for (let t = Math.ceil(this.viewStart / step) * step; t < this.viewEnd; t += step) {
@@ -566,80 +579,14 @@ export class TimelineView {
     ctx.stroke();
   }
 
-  private drawSliceTrack(ctx: CanvasRenderingContext2D, row: Row, y: number): void {
+  private paintSliceTrack(row: Row, y: number, view: LaneView): void {
     const depthCount = this.lanes.depthCount[row.track];
     const first = this.lanes.firstLane[row.track];
     for (let d = 0; d < depthCount; d++) {
       const ly = y + d * LANE_HEIGHT;
       if (ly + LANE_HEIGHT < TOP) continue;
       if (ly > this.height) break;
-      this.drawLane(ctx, first + d, ly);
-    }
-  }
-
-  // Draws one lane. Slices wider than a pixel are drawn one by one (with a label when there is
-  // room); runs of sub-pixel slices are merged into one mark per pixel column and skipped with a
-  // binary search, so the cost per lane is bounded by the canvas width, not the slice count.
-  private drawLane(ctx: CanvasRenderingContext2D, lane: number, y: number): void {
-    const L = this.lanes;
-    const s = this.data.slices;
-    const strings = this.data.strings;
-    const lo = L.laneBegin[lane];
-    const hi = L.laneBegin[lane + 1];
-    const t0 = this.viewStart;
-    const t1 = this.viewEnd;
-    const scale = (this.width - GUTTER) / (t1 - t0);
-    const match = this.matchName;
-    const h = LANE_HEIGHT - 1;
-    let k = L.lowerBound(t0 - L.laneMaxDur[lane], lo, hi);
-    while (k < hi) {
-      const i = L.laneSlices[k];
-      const st = L.laneStarts[k];
-      if (st >= t1) break;
-      const x0 = GUTTER + (st - t0) * scale;
-      const x1 = x0 + s.dur[i] * scale;
-      if (x1 < GUTTER) {
-        k++;
-        continue;
-      }
-      const faded = match !== null && match[s.name[i]] === 0;
-      if (x1 - x0 >= 1) {
-        const cx0 = Math.max(x0, GUTTER - 1);
-        const cx1 = Math.min(x1, this.width + 1);
-        ctx.fillStyle = faded ? "#dddddd" : colorForName(s.name[i], strings);
-        ctx.fillRect(cx0, y, Math.max(1, cx1 - cx0 - (cx1 - cx0 > 3 ? 0.5 : 0)), h);
-        const room = cx1 - cx0 - 6;
-        if (room > 3 * CHAR_WIDTH) {
-          const name = strings[s.name[i]];
-          const chars = Math.floor(room / CHAR_WIDTH);
-          const text = name.length > chars ? name.slice(0, Math.max(1, chars - 1)) + "…" : name;
-          ctx.fillStyle = faded ? "#999999" : "#111111";
-          ctx.fillText(text, cx0 + 3, y + h / 2 + 0.5);
-        }
-        k++;
-        continue;
-      }
-      // Sub-pixel: merge everything that starts in this pixel column.
-      const px = Math.floor(x0);
-      const tNext = t0 + (px + 1 - GUTTER) / scale;
-      const kk = L.lowerBound(tNext, k + 1, hi);
-      const last = kk - 1;
-      ctx.fillStyle = faded ? "#dddddd" : colorForName(s.name[i], strings);
-      if (last === k) {
-        ctx.fillRect(px, y, 1, h);
-        k = kk;
-        continue;
-      }
-      const li = L.laneSlices[last];
-      const lx0 = GUTTER + (L.laneStarts[last] - t0) * scale;
-      const lx1 = lx0 + s.dur[li] * scale;
-      if (lx1 - lx0 >= 1) {
-        ctx.fillRect(px, y, 1, h);
-        k = last; // wide: drawn on its own next
-      } else {
-        ctx.fillRect(px, y, Math.max(1, Math.ceil(lx1) - px), h);
-        k = kk;
-      }
+      paintLane(this.data, this.lanes, this.palette, first + d, ly, LANE_HEIGHT - 1, view, this.matchName, this.raster);
     }
   }
 
