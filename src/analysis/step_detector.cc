@@ -2,6 +2,7 @@
 #include "analysis/step_detector.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <optional>
@@ -46,6 +47,24 @@ std::optional<StepLikeName> MatchStepLikeName(std::string_view name) {
 }
 
 bool IsHostThread(const Trace& t, uint32_t track) { return t.tracks.kind[track] == TrackKind::kThread; }
+
+// Runtime/driver API calls (cudaDeviceSynchronize, cuLaunchKernel, hipMemcpy, aclrtSynchronize,
+// ncclAllReduce) repeat at the top level of a thread but are never steps.
+bool IsRuntimeApiName(std::string_view name) {
+  auto lower_then_upper = [&](std::string_view prefix) {
+    return name.size() > prefix.size() && name.starts_with(prefix) &&
+           std::isupper(static_cast<unsigned char>(name[prefix.size()]));
+  };
+  return lower_then_upper("cuda") || lower_then_upper("cu") || lower_then_upper("hip") ||
+         lower_then_upper("acl") || lower_then_upper("aclrt") || lower_then_upper("nccl") ||
+         lower_then_upper("rccl") || lower_then_upper("hccl") || lower_then_upper("nvtx") ||
+         name.starts_with("AscendCL@") || name.starts_with("Node@");
+}
+
+bool IsRuntimeCategory(std::string_view cat) {
+  return cat == "cuda_runtime" || cat == "cuda_driver" || cat == "cuda_sync" || cat == "runtime" ||
+         cat == "driver";
+}
 
 Step MakeStep(const Trace& t, uint32_t row, int64_t id, StepSource source) {
   Step s;
@@ -146,8 +165,18 @@ std::vector<Step> FromStepLikeAnnotations(const Trace& t) {
   return steps;
 }
 
-// Rule 3.
+// Rule 3. Runtime API calls are not candidates (see IsRuntimeApiName).
 std::vector<Step> FromRepeatedTopLevelSpans(const Trace& t) {
+  std::vector<int8_t> excluded(t.strings.size(), -1);  // per StringId: 1 = runtime name/category
+  auto is_excluded = [&](uint32_t r) {
+    for (StringId id : {t.slices.name_id[r], t.slices.category_id[r]}) {
+      int8_t& v = excluded[Index(id)];
+      if (v < 0) v = IsRuntimeApiName(t.Str(id)) || IsRuntimeCategory(t.Str(id)) ? 1 : 0;
+      if (v == 1) return true;
+    }
+    return false;
+  };
+  auto candidate = [&](uint32_t r) { return t.slices.depth[r] == 0 && t.slices.dur_ns[r] >= 0 && !is_excluded(r); };
   std::optional<uint32_t> busiest;
   int64_t busiest_total = -1;
   for (uint32_t track = 0; track < t.tracks.size(); ++track) {
@@ -155,7 +184,7 @@ std::vector<Step> FromRepeatedTopLevelSpans(const Trace& t) {
     auto [b, e] = t.track_slices(TrackId{track});
     int64_t total = 0;
     for (uint32_t r = b; r < e; ++r) {
-      if (t.slices.depth[r] == 0 && t.slices.dur_ns[r] > 0) total += t.slices.dur_ns[r];
+      if (candidate(r)) total += t.slices.dur_ns[r];
     }
     if (total > busiest_total) {
       busiest_total = total;
@@ -171,7 +200,7 @@ std::vector<Step> FromRepeatedTopLevelSpans(const Trace& t) {
   std::unordered_map<uint32_t, Group> by_name;
   auto [b, e] = t.track_slices(TrackId{*busiest});
   for (uint32_t r = b; r < e; ++r) {
-    if (t.slices.depth[r] != 0 || t.slices.dur_ns[r] < 0) continue;
+    if (!candidate(r)) continue;
     Group& g = by_name[Index(t.slices.name_id[r])];
     ++g.count;
     g.total += t.slices.dur_ns[r];
@@ -190,7 +219,7 @@ std::vector<Step> FromRepeatedTopLevelSpans(const Trace& t) {
   }
   if (!best) return steps;
   for (uint32_t r = b; r < e; ++r) {
-    if (t.slices.depth[r] != 0 || t.slices.dur_ns[r] < 0 || Index(t.slices.name_id[r]) != *best) continue;
+    if (!candidate(r) || Index(t.slices.name_id[r]) != *best) continue;
     steps.push_back(MakeStep(t, r, static_cast<int64_t>(steps.size()), StepSource::kRepeatedSpan));
   }
   return steps;

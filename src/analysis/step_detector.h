@@ -12,7 +12,9 @@
 //     "iteration_7", "Iter 2", "eval_step" (case-insensitive). The most frequent name pattern on
 //     one thread wins; at least 2 occurrences.
 //  3. Repeated top-level spans: on the busiest thread (largest total time of depth-0 slices), the
-//     depth-0 name that occurs at least 3 times with the largest total time.
+//     depth-0 name that occurs at least 3 times with the largest total time. Runtime and driver
+//     API calls (cuda*/cu*/hip*/acl*/nccl* names, cuda_runtime/cuda_driver categories) are not
+//     candidates: a loop of cudaDeviceSynchronize is not a loop of steps.
 // Steps are sorted by start; id is N from the name when it has one, else the 0-based index.
 #pragma once
 

@@ -86,6 +86,8 @@ TEST(StepDetectorTest, RepeatedTopLevelSpansOnTheBusiestThread) {
     Add(b, main, i * 100 + 85, 5, "log");
   }
   Add(b, main, 1000, 500, "setup");  // longest, but only once
+  for (int i = 0; i < 5; ++i) Add(b, main, 2000 + i * 200, 150, "cudaDeviceSynchronize", "cuda_runtime");
+  for (int i = 0; i < 5; ++i) Add(b, main, 3000 + i * 200, 150, "hipMemcpyAsync");
   for (int i = 0; i < 5; ++i) Add(b, idle, i * 10, 1, "poll");
   ASSERT_TRUE(b.Finalize().ok());
   std::vector<Step> steps = DetectSteps(trace);
@@ -95,6 +97,16 @@ TEST(StepDetectorTest, RepeatedTopLevelSpansOnTheBusiestThread) {
   EXPECT_EQ(steps[3].id, 3);
   EXPECT_EQ(steps[3].start_ns, 300);
   EXPECT_EQ(steps[0].source, StepSource::kRepeatedSpan);
+}
+
+TEST(StepDetectorTest, RuntimeCallsAreNeverSteps) {
+  Trace trace;
+  TraceBuilder b(&trace);
+  TrackId cpu = b.ThreadTrack(1, 1);
+  for (int i = 0; i < 5; ++i) Add(b, cpu, i * 100, 50, "cudaDeviceSynchronize");
+  for (int i = 0; i < 5; ++i) Add(b, cpu, 1000 + i * 100, 50, "cuLaunchKernel");
+  ASSERT_TRUE(b.Finalize().ok());
+  EXPECT_TRUE(DetectSteps(trace).empty());
 }
 
 TEST(StepDetectorTest, NoStepsInAnEmptyOrFlatTrace) {
