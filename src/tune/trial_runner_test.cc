@@ -24,7 +24,7 @@ parameters:
   return std::move(f).value().space;
 }
 
-EvalResult Run(CommandSpec spec, std::map<std::string, std::string> params = {{"threads", "4"}, {"fmt", "nchw"}}) {
+EvalResult RunSpec(CommandSpec spec, std::map<std::string, std::string> params = {{"threads", "4"}, {"fmt", "nchw"}}) {
   SearchSpace space = Space();
   auto runner = TrialRunner::Create(std::move(spec), space);
   EXPECT_TRUE(runner.ok()) << runner.status().message();
@@ -47,7 +47,7 @@ TEST(TrialRunnerTest, ArgumentsAreAVectorAndEnvironmentIsSubstituted) {
   spec.argv = {"/bin/sh", "-c", "printf '{{\"n\": %s, \"argc\": %s, \"env\": %s}}\\n' \"$1\" \"$#\" \"$OMP_NUM_THREADS\"", "sh",
                "{threads}", "{fmt}"};
   spec.env = {{"OMP_NUM_THREADS", "{threads}"}};
-  EvalResult r = Run(spec, {{"threads", "4"}, {"fmt", "channels last"}});
+  EvalResult r = RunSpec(spec, {{"threads", "4"}, {"fmt", "channels last"}});
   ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
   EXPECT_EQ(r.metrics.at("n"), 4);
   EXPECT_EQ(r.metrics.at("argc"), 2);
@@ -60,7 +60,7 @@ TEST(TrialRunnerTest, LastJsonLineWinsAndRegexReads) {
                "echo '{{\"latency_ms\": 99}}'; echo 'noise'; echo 'throughput: 7.5 it/s'; "
                "echo '{{\"latency_ms\": 12.5, \"mem_mb\": 800, \"name\": \"x\"}}'; echo done"};
   spec.regex = {{"throughput", "throughput: ([0-9.]+)"}};
-  EvalResult r = Run(spec);
+  EvalResult r = RunSpec(spec);
   ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
   EXPECT_EQ(r.metrics.at("latency_ms"), 12.5);
   EXPECT_EQ(r.metrics.at("mem_mb"), 800);
@@ -71,23 +71,23 @@ TEST(TrialRunnerTest, LastJsonLineWinsAndRegexReads) {
 TEST(TrialRunnerTest, FailuresCarryTheReason) {
   CommandSpec spec;
   spec.argv = {"/bin/sh", "-c", "echo 'CUDA out of memory' >&2; exit 3"};
-  EvalResult r = Run(spec);
+  EvalResult r = RunSpec(spec);
   EXPECT_EQ(r.state, TrialState::kFailed);
   EXPECT_NE(r.reason.find("exit code 3"), std::string::npos);
   EXPECT_NE(r.reason.find("out of memory"), std::string::npos);
 
   spec.argv = {"/bin/sh", "-c", "kill -SEGV $$"};
-  r = Run(spec);
+  r = RunSpec(spec);
   EXPECT_EQ(r.state, TrialState::kFailed);
   EXPECT_NE(r.reason.find("signal 11"), std::string::npos);
 
   spec.argv = {"/nonexistent/binary"};
-  r = Run(spec);
+  r = RunSpec(spec);
   EXPECT_EQ(r.state, TrialState::kFailed);
   EXPECT_NE(r.reason.find("cannot run"), std::string::npos);
 
   spec.argv = {"/bin/echo", "no metrics here"};
-  r = Run(spec);
+  r = RunSpec(spec);
   EXPECT_EQ(r.state, TrialState::kFailed);
   EXPECT_NE(r.reason.find("no metrics"), std::string::npos);
 }
@@ -101,7 +101,7 @@ TEST(TrialRunnerTest, TimeoutKillsTheWholeProcessGroup) {
   spec.argv = {"/bin/sh", "-c", "sleep 30 & echo $! > " + pidfile + "; wait"};
   spec.timeout_ns = 300 * kNsPerMs;
   auto start = std::chrono::steady_clock::now();
-  EvalResult r = Run(spec);
+  EvalResult r = RunSpec(spec);
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.state, TrialState::kFailed);
   EXPECT_NE(r.reason.find("timed out"), std::string::npos);
@@ -126,7 +126,7 @@ TEST(TrialRunnerTest, ShellModeQuotesValues) {
   CommandSpec spec;
   spec.shell = true;
   spec.argv = {"n={threads}; f={fmt}; echo \"{{\\\"n\\\": $n, \\\"len\\\": ${{#f}}}}\""};
-  EvalResult r = Run(spec, {{"threads", "2"}, {"fmt", "channels last"}});
+  EvalResult r = RunSpec(spec, {{"threads", "2"}, {"fmt", "channels last"}});
   ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
   EXPECT_EQ(r.metrics.at("n"), 2);
   EXPECT_EQ(r.metrics.at("len"), 13);

@@ -264,6 +264,28 @@ test("xss", async (browser) => {
   await context.close();
 });
 
+test("baseline", async (browser) => {
+  // Differential flame graph: addmm takes twice as long as in the baseline, which also has an op
+  // the target lacks.
+  const base = path.join(work, "baseline_before.json");
+  const target = path.join(work, "baseline_after.json");
+  writeFileSync(base, JSON.stringify(basicTrace({ opDur: 650, known: "aten::only_in_baseline" })));
+  writeFileSync(target, JSON.stringify(basicTrace()));
+  const html = visualize(target, path.join(work, "baseline.html"), ["--baseline", base, "--view", "flamegraph,timeline"]);
+  const { page, context, problems } = await openPage(browser, html);
+  await tab(page, "flamegraph");
+  assert.match(await page.textContent(".flame .note"), /Red: more time than the baseline.*only in the baseline/);
+  const fill = await page.evaluate(() => {
+    const g = [...document.querySelectorAll("g.frame")].find((e) => e.getAttribute("name") === "aten::addmm");
+    return g ? getComputedStyle(g.querySelector("rect")).fill : null;
+  });
+  const [r, , b] = (fill ?? "").match(/\d+/g)?.map(Number) ?? [];
+  assert.ok(r > b + 50, `addmm is drawn red (slower than the baseline): ${fill}`);
+  await shot(page, "baseline_flamegraph");
+  assertClean(problems, "baseline");
+  await context.close();
+});
+
 test("fixture", async (browser) => {
   // A real Kineto trace from the shared fixtures: tracks as the trace's distinct threads/streams.
   const file = path.join(fixtures, "kineto/hta/trace_filter/sampled_rank-0.json.gz");

@@ -52,7 +52,7 @@ export function basicTrace(names = {}) {
       const ts = base + 100 + k * 2000;
       ev.push({ ph: "X", cat: "cpu_op", name: "aten::linear", pid: PID, tid: MAIN, ts, dur: 1500,
         args: { "Input Dims": [[64, 1024], [4096, 1024]], "Input type": ["float", "float"], "External id": s * 10 + k } });
-      ev.push({ ph: "X", cat: "cpu_op", name: op, pid: PID, tid: MAIN, ts: ts + 50, dur: 1300,
+      ev.push({ ph: "X", cat: "cpu_op", name: op, pid: PID, tid: MAIN, ts: ts + 50, dur: names.opDur ?? 1300,
         args: { "Input Dims": [[4096], [64, 1024], [1024, 4096]], "External id": s * 10 + k + 1000 } });
       ev.push({ ph: "X", cat: "cuda_runtime", name: "cudaLaunchKernel", pid: PID, tid: MAIN, ts: ts + 100, dur: 20,
         args: { correlation: flow, "External id": s * 10 + k + 2000 } });

@@ -64,7 +64,9 @@ TEST_F(HtaTraceDiff, CompareFindsTheMemcpyRegression) {
 }
 
 TEST_F(HtaTraceDiff, ValidateCallsTheStepTimeRegression) {
-  MetricRegistry reg(MachineCapabilities{.hardware_pmu = true, .procfs = true});
+  MachineCapabilities caps;
+  caps.hardware_pmu = caps.procfs = true;
+  MetricRegistry reg(caps);
   ValidateOptions opt;
   for (const char* m : {"step_time", "p50_latency", "throughput", "device_util"}) opt.metrics.push_back(**reg.Find(m));
   StatusOr<ValidationResult> r = Validate(RunSet{{control_}, {kControl}}, RunSet{{test_}, {kTest}}, opt);

@@ -50,7 +50,9 @@ Trace MakeRun(uint64_t seed, int steps, double step_us, double noise_us, bool ex
 
 // A registry as on a machine that can measure everything, so the tests do not depend on the host.
 MetricInfo Metric(const char* name) {
-  MetricRegistry reg(MachineCapabilities{.hardware_pmu = true, .procfs = true});
+  MachineCapabilities caps;
+  caps.hardware_pmu = caps.procfs = true;
+  MetricRegistry reg(caps);
   StatusOr<const MetricInfo*> m = reg.Find(name);
   EXPECT_TRUE(m.ok()) << name;
   return m.ok() ? **m : MetricInfo{};

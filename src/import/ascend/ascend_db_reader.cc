@@ -451,11 +451,11 @@ Status ReadAnalysisDb(const SqliteDb& db, AscendImportContext* ctx, DeviceTaskIn
   TraceBuilder& b = ctx->b();
   if (db.HasTable("StepTraceTime")) {
     ASSIGN_OR_RETURN(SqliteStatement st, db.Prepare("SELECT * FROM StepTraceTime"));
-    nlohmann::json rows = nlohmann::json::array();
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     while (true) {
       ASSIGN_OR_RETURN(bool row, st.Step());
       if (!row) break;
-      nlohmann::json obj = nlohmann::json::object();
+      nlohmann::ordered_json obj = nlohmann::ordered_json::object();
       for (int c = 0; c < st.column_count(); ++c) {
         std::string key = SnakeCaseColumn(st.column_name(c));
         if (st.IsNull(c)) {

@@ -26,14 +26,14 @@ Status ReadCsvTableAsMetadata(const std::string& path, std::string_view key,
                               std::initializer_list<std::initializer_list<std::string_view>> required,
                               AscendImportContext* ctx) {
   std::vector<std::string> keys;
-  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();  // keeps the file's column order
   auto on_header = [&](const CsvHeader& h) -> Status {
     for (const auto& names : required) RETURN_IF_ERROR(h.Require(names).status());
     for (const auto& n : h.names()) keys.push_back(SnakeCaseColumn(n));
     return Status::Ok();
   };
   auto on_row = [&](const CsvRow& row) -> Status {
-    nlohmann::json obj = nlohmann::json::object();
+    nlohmann::ordered_json obj = nlohmann::ordered_json::object();
     for (size_t c = 0; c < keys.size(); ++c) {
       if (keys[c].empty()) continue;
       auto cell = row.Text(static_cast<int>(c));
