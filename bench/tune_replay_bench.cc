@@ -4,10 +4,11 @@
 //   tune_replay_bench [--dir ../shared/fixtures/tuning] [--samplers auto,gp,tpe,evolution,random]
 //                     [--seeds 50] [--budgets 25,50,100,200] [--optuna optuna.json] [--json out.json]
 //
-// Scores (see bench/README.md): for each space, budget B and strategy, the mean over seeds of the
-// fraction of the optimum reached, opt / best_found (0 when nothing valid was found); random's
-// expectation of the same quantity, computed exactly; and the methodology score
-//   (strategy - random) / (1 - random)     (1 = always the optimum, 0 = no better than random).
+// Scores (see docs/tune.md): for each space, budget B and strategy, the mean over seeds of the
+// fraction of the optimum reached, frac = opt / best_found (0 when nothing valid was found);
+// random's expectation of the same quantity, computed exactly; and the methodology score
+//   score  = (frac - random) / (1 - random)    (1 = always the optimum, 0 = no better than random),
+// also on the time scale: tscore = (E[random best time] - mean best time) / (E[random best] - opt).
 // Semantics, shared with optuna_replay.py: configurations absent from the cache cost nothing,
 // failed ones cost one evaluation, duplicates are never proposed (and would cost nothing).
 #include <algorithm>
@@ -48,18 +49,26 @@ std::vector<std::string> Split(const std::string& s) {
 
 // E[opt / best] of uniform random search without replacement over the N present configurations
 // (valid + failed; absent ones are free), B evaluations; no valid one found counts as 0.
-double RandomExpectedFraction(std::vector<double> valid, size_t failed, int budget) {
+struct RandomExpectation {
+  double fraction = 0;  // E[opt / best]
+  double time = 0;      // E[best | something valid was found]
+};
+RandomExpectation RandomExpected(std::vector<double> valid, size_t failed, int budget) {
   std::sort(valid.begin(), valid.end());
   const double n = static_cast<double>(valid.size() + failed);
   auto log_none = [&](double k) {  // log P(none of k specific configs among B draws)
     if (n - k < budget) return -HUGE_VAL;
     return std::lgamma(n - k + 1) - std::lgamma(n - k - budget + 1) - std::lgamma(n + 1) + std::lgamma(n - budget + 1);
   };
-  double e = 0;
+  RandomExpectation e;
+  double mass = 0;
   for (size_t i = 0; i < valid.size(); ++i) {
     double p = std::exp(log_none(static_cast<double>(i))) - std::exp(log_none(static_cast<double>(i + 1)));
-    e += p * valid[0] / valid[i];
+    e.fraction += p * valid[0] / valid[i];
+    e.time += p * valid[i];
+    mass += p;
   }
+  if (mass > 0) e.time /= mass;
   return e;
 }
 
@@ -184,32 +193,47 @@ int main(int argc, char** argv) {
     std::printf("\n%s: %zu valid + %zu failed configurations of %.0f; optimum %.4f ms\n", sc->name.c_str(),
                 sc->replay->valid_objectives().size(), sc->replay->failed_count(),
                 sc->file.space.CartesianSize().value_or(0), sc->optimum);
-    std::vector<double> random_expected;
-    for (int b : budgets)
-      random_expected.push_back(RandomExpectedFraction(sc->replay->valid_objectives(), sc->replay->failed_count(), b));
-    std::printf("%-18s", "strategy");
-    for (int b : budgets) std::printf("  B=%-3d frac (score)", b);
+    std::vector<double> random_expected, random_time;
+    for (int b : budgets) {
+      RandomExpectation e = RandomExpected(sc->replay->valid_objectives(), sc->replay->failed_count(), b);
+      random_expected.push_back(e.fraction);
+      random_time.push_back(e.time);
+    }
+    std::printf("%-18s", "B =");
+    for (int b : budgets) std::printf("  %-19d", b);
+    std::printf("\n%-18s", "strategy");
+    for (size_t b = 0; b < budgets.size(); ++b) std::printf("  frac  score tscore");
     std::printf("\n%-18s", "random (exact)");
-    for (double r : random_expected) std::printf("  %.3f      (0.00) ", r);
+    for (double r : random_expected) std::printf("  %.3f  0.00  0.00  ", r);
     std::printf("\n");
     nlohmann::json js = {{"optimum", sc->optimum}, {"random_expected_fraction", random_expected},
+                         {"random_expected_time", random_time},
                          {"strategies", nlohmann::json::object()}};
 
     auto report = [&](const std::string& label, const std::vector<std::vector<double>>& best_by_seed) {
-      std::vector<double> fracs, scores;
+      std::vector<double> fracs, scores, time_scores;
       std::printf("%-18s", label.c_str());
       for (size_t b = 0; b < budgets.size(); ++b) {
-        double sum = 0;
-        for (const auto& run : best_by_seed) sum += std::isfinite(run[b]) ? sc->optimum / run[b] : 0.0;
+        double sum = 0, tsum = 0;
+        size_t found = 0;
+        for (const auto& run : best_by_seed) {
+          sum += std::isfinite(run[b]) ? sc->optimum / run[b] : 0.0;
+          if (std::isfinite(run[b])) tsum += run[b], ++found;
+        }
         double frac = sum / static_cast<double>(best_by_seed.size());
         double score = (frac - random_expected[b]) / (1.0 - random_expected[b]);
+        // The same score on the time scale: (E[random best] - mean best) / (E[random best] - optimum).
+        double mean_time = found ? tsum / static_cast<double>(found) : INFINITY;
+        double tscore = (random_time[b] - mean_time) / (random_time[b] - sc->optimum);
         fracs.push_back(frac);
         scores.push_back(score);
-        std::printf("  %.3f     (%5.2f) ", frac, score);
+        time_scores.push_back(tscore);
+        std::printf("  %.3f %5.2f %5.2f  ", frac, score, tscore);
       }
       std::printf("\n");
       std::fflush(stdout);
-      js["strategies"][label] = {{"fraction", fracs}, {"score", scores}, {"runs", best_by_seed.size()}};
+      js["strategies"][label] = {{"fraction", fracs}, {"score", scores}, {"time_score", time_scores},
+                                 {"runs", best_by_seed.size()}};
     };
 
     for (const std::string& s : sampler_names) {

@@ -91,6 +91,7 @@ TEST_F(PostgresStorageTest, TwoWorkersShareOneStudyWithoutDuplicates) {
     o.budget = 50;
     o.seed = seed;
     o.workers = 2;
+    o.sampler = "tpe";  // cheap proposals: this test is about the store
     o.objectives = {{"time", false}};
     auto r = RunStudy(f->space, **replay, **store, o);
     ASSERT_TRUE(r.ok()) << r.status().message();

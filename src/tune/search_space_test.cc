@@ -178,9 +178,10 @@ TEST(SearchSpaceTest, ReadsCacheRecordsWithFailures) {
   EXPECT_EQ(failed, 1548u);
   // An unfinished cache (Kernel Tuner writes it as it goes) still reads.
   auto cut = ParseKernelTunerCache(R"({"tune_params_keys": ["a"], "tune_params": {"a": [1, 2]}, "cache": {
-      "1": {"a": 1, "time": 2.0, "times": [1.0, 3.0]},)", "cut.json", true);
+      "1": {"a": 1, "time": 5.0, "times": [1.0, 3.0]},)", "cut.json", true);
   ASSERT_TRUE(cut.ok()) << cut.status().message();
-  EXPECT_EQ(cut->records.size(), 1u);
+  ASSERT_EQ(cut->records.size(), 1u);
+  EXPECT_EQ(*cut->records[0].objective, 2.0);  // `time` was overwritten: the mean of `times` counts
 }
 
 }  // namespace

@@ -67,7 +67,7 @@ TEST(ReplayEvaluatorTest, CacheSemantics) {
                                           {"tile_size_y", "1"}, {"use_padding", "0"}};
   EvalResult ok = r.eval->Evaluate(p, rng);
   ASSERT_EQ(ok.state, TrialState::kComplete);
-  EXPECT_NEAR(ok.metrics.at("time"), 7.514, 0.01);  // mean of `times`; `time` says 7.0016
+  EXPECT_NEAR(ok.metrics.at("time"), 7.0016, 1e-4);  // the mean of its 32 `times`
   p["block_size_x"] = "1";
   p["block_size_y"] = "1";
   EXPECT_EQ(r.eval->Evaluate(p, rng).state, TrialState::kInfeasible);  // not in the cache
@@ -77,12 +77,12 @@ TEST(TunerTest, ReplayIsReproducibleWithASeedAndCountsTheBudget) {
   Replay r = OpenReplay("convolution_RTX_3090.json.gz");
   auto run = [&](uint64_t seed) {
     auto store = MakeMemoryStorage();
-    auto res = RunStudy(r.file.space, *r.eval, *store, Options("s", 40, seed));
+    auto res = RunStudy(r.file.space, *r.eval, *store, Options("s", 30, seed));
     EXPECT_TRUE(res.ok()) << res.status().message();
     return std::move(res).value();
   };
   TuneResult a = run(5), b = run(5), c = run(6);
-  EXPECT_EQ(a.evaluations, 40);
+  EXPECT_EQ(a.evaluations, 30);
   ASSERT_EQ(a.trials.size(), b.trials.size());
   for (size_t i = 0; i < a.trials.size(); ++i) {
     EXPECT_EQ(a.trials[i].params, b.trials[i].params);
@@ -95,7 +95,7 @@ TEST(TunerTest, ReplayIsReproducibleWithASeedAndCountsTheBudget) {
   EXPECT_TRUE(differs) << "another seed should explore differently";
   int64_t evaluated = 0;
   for (const TrialSummary& t : a.trials) evaluated += t.state == TrialState::kComplete || t.state == TrialState::kFailed;
-  EXPECT_EQ(evaluated, 40);  // infeasible (absent) configurations are free
+  EXPECT_EQ(evaluated, 30);  // infeasible (absent) configurations are free
   ExpectNoDuplicates(a);
   // The default configuration (the space has none from a cache file) is not required; the best is the minimum.
   double min_time = INFINITY;
@@ -169,6 +169,7 @@ TEST(TunerTest, TwoWorkersOnOneSqliteStudy) {
     ASSERT_TRUE(store.ok()) << store.status().message();
     TuneOptions o = Options("two", 60, seed);
     o.workers = 2;
+    o.sampler = "tpe";  // cheap proposals: this test is about the store
     auto res = RunStudy(r.file.space, *r.eval, **store, o);
     ASSERT_TRUE(res.ok()) << res.status().message();
   };
@@ -176,7 +177,9 @@ TEST(TunerTest, TwoWorkersOnOneSqliteStudy) {
   a.join();
   b.join();
   auto store = OpenStudyStorage(db);
-  auto res = LoadStudy(r.file.space, **store, Options("two", 60));
+  TuneOptions o = Options("two", 60);
+  o.sampler = "tpe";
+  auto res = LoadStudy(r.file.space, **store, o);
   ASSERT_TRUE(res.ok());
   EXPECT_GE(res->evaluations, 60);
   EXPECT_LE(res->evaluations, 60 + 3);  // at most one in flight per other worker when the budget filled
