@@ -142,13 +142,16 @@ TEST(ScipyReference, BootstrapBcaAgreesWithinMonteCarloError) {
   }
 }
 
-TEST(ScipyReference, HolmMatchesStepDownDefinition) {
+TEST(ScipyReference, HolmAndBenjaminiHochbergMatchTheirDefinitions) {
   for (const json& c : Reference()["holm"]) {
     const std::vector<double> p = c["p"].get<std::vector<double>>();
     const std::vector<double> want = c["adjusted"].get<std::vector<double>>();
     const std::vector<double> got = HolmAdjust(p);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-15);
+    const std::vector<double> want_bh = c["bh"].get<std::vector<double>>();
+    const std::vector<double> got_bh = BenjaminiHochbergAdjust(p);
+    for (size_t i = 0; i < got_bh.size(); ++i) EXPECT_NEAR(got_bh[i], want_bh[i], 1e-15) << i;
   }
 }
 

@@ -55,12 +55,39 @@ TEST_F(HtaTraceDiff, CompareFindsTheMemcpyRegression) {
   for (const CategoryDiff& c : d.categories) {
     if (c.category != "gpu_memcpy") continue;
     memcpy_category = true;
-    EXPECT_GT(c.target_ns, 5 * c.baseline_ns);
+    EXPECT_GT(c.target_ns, 25 * c.baseline_ns / 10);  // 53.5 ms -> 159.7 ms
   }
   EXPECT_TRUE(memcpy_category);
+  // The top regression: device-to-device copies, 18 -> 4645 of them.
   ASSERT_FALSE(d.top_regressions.empty());
-  EXPECT_GT(d.significant_ops, 0);
+  const OpDiff& top = d.ops[d.top_regressions[0]];
+  EXPECT_EQ(top.name, "Memcpy DtoD (Device -> Device)");
+  EXPECT_EQ(top.baseline.count, 18);
+  EXPECT_EQ(top.target.count, 4645);
+  EXPECT_TRUE(top.significant);
+  EXPECT_GT(d.significant_ops, 10);
   EXPECT_GT(d.new_ops + d.vanished_ops, 0);
+}
+
+// The control ran on an A100 and the test on a V100 (ampere_* vs volta_* GEMM kernels): an op
+// map that names both "sgemm" aligns them instead of listing them as vanished and new.
+TEST_F(HtaTraceDiff, OpMapAlignsKernelsAcrossGpuGenerations) {
+  const TraceDiff plain = DiffTraces(*control_, *test_, {});
+  StatusOr<OpMap> map = OpMap::Parse("(ampere|volta)_sgemm_.* => sgemm\n", "gemm.map");
+  ASSERT_TRUE(map.ok());
+  TraceDiffOptions opt;
+  opt.op_map = &*map;
+  const TraceDiff mapped = DiffTraces(*control_, *test_, opt);
+  EXPECT_LT(mapped.new_ops, plain.new_ops);
+  EXPECT_LT(mapped.vanished_ops, plain.vanished_ops);
+  bool found = false;
+  for (const OpDiff& op : mapped.ops) {
+    if (op.name != "sgemm" || !op.device) continue;
+    found = true;
+    EXPECT_EQ(op.presence, OpPresence::kBoth);
+    EXPECT_GT(op.baseline_names.size() + op.target_names.size(), 2u);
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST_F(HtaTraceDiff, ValidateCallsTheStepTimeRegression) {

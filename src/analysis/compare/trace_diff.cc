@@ -237,7 +237,7 @@ TraceDiff DiffTraces(const Trace& baseline, const Trace& target, const TraceDiff
       row.seq_target_dur_ns = a[1].durations[k];
     }
   }
-  const std::vector<double> adjusted = HolmAdjust(p_tested);
+  const std::vector<double> adjusted = BenjaminiHochbergAdjust(p_tested);
   for (size_t j = 0; j < tested_rows.size(); ++j) {
     OpDiff& row = d.ops[tested_rows[j]];
     row.p_adjusted = adjusted[j];

@@ -11,7 +11,9 @@
 // both sides ran it equally often, and the pair that changed most is kept as evidence.
 // Significance: per op, a Mann-Whitney test on its per-step total time (every step counts, 0
 // where it did not run) when both sides have at least `min_samples` steps, else on single
-// instance durations when both have that many instances; Holm-Bonferroni across all tested ops.
+// instance durations when both have that many instances; Benjamini-Hochberg across all tested
+// ops (a false discovery rate, not a family-wise one: with thousands of ops and a few steps,
+// Holm would call nothing; a screening question wants "most of what is flagged is real").
 // Ranking: by the change of self time (self times add up without double counting), normalized
 // per step when the step counts differ.
 #pragma once
@@ -76,7 +78,7 @@ struct OpDiff {
   int64_t n_baseline = 0;
   int64_t n_target = 0;
   double p_value = 1;
-  double p_adjusted = 1;          // Holm across tested ops
+  double p_adjusted = 1;          // Benjamini-Hochberg across tested ops
   double hodges_lehmann_ns = 0;   // target - baseline, in the test unit
   double cliffs_delta = 0;
   bool significant = false;

@@ -19,8 +19,16 @@ std::string Ms(double ns) { return FormatInUnit(ns, "ns"); }
 
 std::string SignedMs(double ns) { return (ns > 0 ? "+" : "") + Ms(ns); }
 
+// Kernel names can run to a thousand characters of template arguments: cut for tables (the
+// JSON keeps the full name).
+std::string ShortName(const std::string& name) {
+  constexpr size_t kMax = 110;
+  if (name.size() <= kMax) return name;
+  return name.substr(0, kMax - 3) + "...";
+}
+
 std::string OpLabel(const OpDiff& op) {
-  std::string s = op.name;
+  std::string s = ShortName(op.name);
   if (!op.shapes.empty()) s += " " + op.shapes;
   if (op.device) s += " [device]";
   return s;
@@ -53,7 +61,7 @@ ordered_json OpJson(const OpDiff& op) {
   if (op.tested) {
     j["significance"] = {{"test", "mann-whitney"},     {"unit", op.test_unit},
                          {"n_baseline", op.n_baseline}, {"n_target", op.n_target},
-                         {"p_value", Num(op.p_value)},  {"p_adjusted", Num(op.p_adjusted)},
+                         {"p_value", Num(op.p_value)},  {"p_adjusted", Num(op.p_adjusted)}, {"adjustment", "benjamini-hochberg"},
                          {"hodges_lehmann_ns", Num(op.hodges_lehmann_ns)},
                          {"cliffs_delta", Num(op.cliffs_delta)}, {"significant", op.significant}};
   }
@@ -86,7 +94,7 @@ std::string Evidence(const OpDiff& op) {
                               Ms(static_cast<double>(op.baseline.self_ns)), Ms(static_cast<double>(op.target.self_ns)),
                               Ms(static_cast<double>(op.baseline.total_ns)), Ms(static_cast<double>(op.target.total_ns)));
   if (op.tested) {
-    e += fmt::format("; {} Mann-Whitney p = {} (Holm {}), shift {}{}", op.test_unit, FormatP(op.p_value),
+    e += fmt::format("; {} Mann-Whitney p = {} (BH {}), shift {}{}", op.test_unit, FormatP(op.p_value),
                      FormatP(op.p_adjusted), SignedMs(op.hodges_lehmann_ns), op.significant ? ", significant" : "");
   } else {
     e += "; too few samples for a test";
@@ -157,7 +165,7 @@ std::string TraceDiffMarkdown(const TraceDiff& d, const DiffLabels& labels) {
   md += fmt::format("- target: {} ({} steps, {} op instances, span {})\n", MdCell(labels.target), d.target.steps.size(),
                     d.target.op_instances, Ms(static_cast<double>(d.target.span_ns)));
   if (d.step_time) md += "- " + StepLine(d) + "\n";
-  md += fmt::format("- ops: {} aligned rows, {} new, {} vanished, {} significant after Holm\n\n", d.ops.size(), d.new_ops,
+  md += fmt::format("- ops: {} aligned rows, {} new, {} vanished, {} significant (Benjamini-Hochberg, FDR)\n\n", d.ops.size(), d.new_ops,
                     d.vanished_ops, d.significant_ops);
   for (const std::string& n : d.notes) md += "> " + n + "\n\n";
 
@@ -166,7 +174,7 @@ std::string TraceDiffMarkdown(const TraceDiff& d, const DiffLabels& labels) {
     if (rows.empty()) md += "none\n\n";
     for (size_t k = 0; k < rows.size(); ++k) {
       const OpDiff& op = d.ops[rows[k]];
-      md += fmt::format("{}. `{}` ({}): self {} per baseline step count{}  \n   {}\n", k + 1, MdCell(OpLabel(op)),
+      md += fmt::format("{}. `{}` ({}): self {}{}  \n   {}\n", k + 1, MdCell(OpLabel(op)),
                         OpPresenceName(op.presence), SignedMs(op.delta_self_norm_ns),
                         op.significant ? " — **significant**" : "", MdCell(Evidence(op)));
     }
@@ -192,7 +200,7 @@ std::string TraceDiffMarkdown(const TraceDiff& d, const DiffLabels& labels) {
                            {"total", &GpuTimeline::total_ns}})
       md += fmt::format("| {} | {} | {} |\n", name, v(d.baseline.gpu, f), v(d.target.gpu, f));
   }
-  md += "\n## Operators\n\n| op | presence | count | self baseline | self target | Δ self | Δ total % | p (Holm) |\n"
+  md += "\n## Operators\n\n| op | presence | count | self baseline | self target | Δ self | Δ total % | p (BH) |\n"
         "|---|---|---|---|---|---|---|---|\n";
   for (size_t i = 0; i < d.ops.size() && i < labels.max_ops; ++i) {
     const OpDiff& op = d.ops[i];
@@ -214,7 +222,7 @@ std::string TraceDiffHtml(const TraceDiff& d, const DiffLabels& labels) {
                    d.target.op_instances);
   b += "</p>\n";
   if (d.step_time) b += "<p>" + Html(StepLine(d)) + "</p>\n";
-  b += fmt::format("<p>{} aligned ops, {} new, {} vanished, {} significant after Holm.</p>\n", d.ops.size(), d.new_ops,
+  b += fmt::format("<p>{} aligned ops, {} new, {} vanished, {} significant (Benjamini-Hochberg, FDR).</p>\n", d.ops.size(), d.new_ops,
                    d.vanished_ops, d.significant_ops);
   for (const std::string& n : d.notes) b += "<div class=\"note\">" + Html(n) + "</div>\n";
   auto top = [&](const char* title, const std::vector<size_t>& rows) {
@@ -236,7 +244,7 @@ std::string TraceDiffHtml(const TraceDiff& d, const DiffLabels& labels) {
                      Html(Ms(static_cast<double>(c.baseline_ns))), Html(Ms(static_cast<double>(c.target_ns))),
                      Html(SignedMs(static_cast<double>(c.target_ns - c.baseline_ns))));
   b += "</table>\n<h2>Operators</h2>\n<table><tr><th class=\"l\">op</th><th>presence</th><th>count</th><th>self "
-       "baseline</th><th>self target</th><th>Δ self</th><th>Δ total %</th><th>p (Holm)</th></tr>\n";
+       "baseline</th><th>self target</th><th>Δ self</th><th>Δ total %</th><th>p (BH)</th></tr>\n";
   for (size_t i = 0; i < d.ops.size() && i < labels.max_ops; ++i) {
     const OpDiff& op = d.ops[i];
     b += fmt::format("<tr><td class=\"l\"><code>{}</code></td><td>{}</td><td>{} → {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",

@@ -151,7 +151,11 @@ def main():
         adj_sorted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
         adj = np.empty(m)
         adj[order] = adj_sorted
-        holm.append({"p": p.tolist(), "adjusted": adj.tolist()})
+        # Benjamini-Hochberg (statsmodels' 'fdr_bh'): step-up, min over j >= i of m / j * p_(j).
+        bh_sorted = np.minimum(1.0, np.minimum.accumulate((m / np.arange(m, 0, -1)) * p[order][::-1])[::-1])
+        bh = np.empty(m)
+        bh[order] = bh_sorted
+        holm.append({"p": p.tolist(), "adjusted": adj.tolist(), "bh": bh.tolist()})
     doc["holm"] = holm
 
     # MAD outliers: modified z-score |x - median| / (MAD * 1.4826) > 3.5 (Iglewicz & Hoaglin).

@@ -10,18 +10,15 @@
 
 import type { Finding, TraceData } from "../data/trace_data";
 import { clear, el, fitCanvas } from "../util/dom";
-import { FINDING_COLORS } from "../util/color";
-import { formatDuration, formatTimeTick, niceStep } from "../util/format";
+import { formatDuration, niceStep } from "../util/format";
+import { paintCounter } from "./counter_painter";
+import { FlowIndex } from "./flow_index";
 import { Lanes } from "./lanes";
+import { AXIS_HEIGHT, CHAR_WIDTH, GUTTER, MARKER_HEIGHT, TOP, paintAxis, paintGutter, paintScrollbar, type FrameView, type Marker } from "./timeline_frame";
 import { LaneRaster, NamePalette, paintLane, type LaneView } from "./lane_painter";
 import { LANE_HEIGHT, TrackLayout, type Row } from "./track_layout";
 
-const GUTTER = 230;
-const AXIS_HEIGHT = 24;
-const MARKER_HEIGHT = 16;
-const TOP = AXIS_HEIGHT + MARKER_HEIGHT;
 const MIN_SPAN_NS = 10;
-const CHAR_WIDTH = 6.2;
 const HEADER_ABGR = 0xfff5f1ee; // #eef1f5
 
 export interface FrameStats {
@@ -31,12 +28,6 @@ export interface FrameStats {
   mean_draw_ms: number;
   p95_draw_ms: number;
   max_draw_ms: number;
-}
-
-interface Marker {
-  t: number;
-  finding: number;
-  evidence: number;
 }
 
 export class TimelineView {
@@ -58,10 +49,10 @@ export class TimelineView {
   private flashUntil = 0;
   private matchName: Uint8Array | null = null;
   private matches: number[] = [];
+  private matchTimes: number[] = []; // start of each match, in time order (axis ticks)
   private matchPos = -1;
   private showAllFlows = false;
-  private flowsByOut: Uint32Array | null = null;
-  private flowsByIn: Uint32Array | null = null;
+  private flowIndex: FlowIndex | null = null;
   private markers: Marker[] = [];
   private readonly keys = new Set<string>();
   private mouseX = -1;
@@ -218,6 +209,7 @@ export class TimelineView {
     if (this.searchBox.value !== query) this.searchBox.value = query;
     const q = query.trim().toLowerCase();
     this.matches = [];
+    this.matchTimes = [];
     this.matchPos = -1;
     if (!q) {
       this.matchName = null;
@@ -232,6 +224,7 @@ export class TimelineView {
     const s = this.data.slices;
     for (let i = 0; i < s.n; i++) if (m[s.name[i]]) this.matches.push(i);
     this.matches.sort((a, b) => s.ts[a] - s.ts[b]);
+    this.matchTimes = this.matches.map((i) => s.ts[i]);
     this.searchInfo.textContent = `${this.matches.length.toLocaleString("en-US")} matches`;
     this.requestRedraw();
     return this.matches.length;
@@ -557,9 +550,13 @@ export class TimelineView {
     this.drawSelection(ctx);
     ctx.restore();
 
-    this.drawGutter(ctx);
-    this.drawAxis(ctx);
-    this.drawScrollbar(ctx);
+    const frame: FrameView = {
+      width: this.width, height: this.height, viewStart: this.viewStart, viewEnd: this.viewEnd,
+      scrollY: this.scrollY, timeToX: (t) => this.timeToX(t),
+    };
+    paintGutter(ctx, frame, this.layout);
+    paintAxis(ctx, frame, this.tickStep(), this.matchTimes, this.markers);
+    paintScrollbar(ctx, frame, this.layout.contentHeight);
   }
 
   private tickStep(): number {
@@ -592,84 +589,14 @@ export class TimelineView {
 
   private drawCounter(ctx: CanvasRenderingContext2D, row: Row, y: number): void {
     const c = this.data.counters[this.layout.counterOf.get(row.track) ?? -1];
-    if (!c || c.ts.length === 0) return;
-    const h = row.height - 4;
-    const base = y + row.height - 2;
-    const lo = Math.min(0, c.min);
-    const range = c.max - lo || 1;
-    const yOf = (v: number) => base - ((v - lo) / range) * h;
-    let k = 0;
-    let a = 0;
-    let b = c.ts.length;
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (c.ts[mid] <= this.viewStart) a = mid + 1;
-      else b = mid;
-    }
-    k = Math.max(0, a - 1);
-    ctx.fillStyle = "rgba(70,130,180,0.45)";
-    ctx.strokeStyle = "rgb(70,130,180)";
-    ctx.beginPath();
-    let x = Math.max(GUTTER, this.timeToX(c.ts[k]));
-    ctx.moveTo(x, base);
-    let pxMax = c.value[k];
-    let px = Math.floor(x);
-    ctx.lineTo(x, yOf(pxMax));
-    for (k = k + 1; k < c.ts.length; k++) {
-      const nx = this.timeToX(c.ts[k]);
-      if (Math.floor(nx) === px) {
-        if (c.value[k] > pxMax) {
-          pxMax = c.value[k];
-          ctx.lineTo(nx, yOf(pxMax));
-        }
-        continue;
-      }
-      ctx.lineTo(nx, yOf(c.value[k - 1]));
-      ctx.lineTo(nx, yOf(c.value[k]));
-      pxMax = c.value[k];
-      px = Math.floor(nx);
-      x = nx;
-      if (nx > this.width) break;
-    }
-    const endX = Math.min(this.width, this.timeToX(this.data.header.range_end_ns));
-    if (endX > x) ctx.lineTo(endX, yOf(c.value[Math.min(k, c.ts.length) - 1]));
-    ctx.lineTo(Math.max(x, endX), base);
-    ctx.closePath();
-    ctx.fill();
-    ctx.stroke();
-  }
-
-  private ensureFlowIndex(): void {
-    if (this.flowsByOut) return;
-    const f = this.data.flows;
-    const idx = (col: Uint32Array) => {
-      const order = new Uint32Array(f.n);
-      for (let i = 0; i < f.n; i++) order[i] = i;
-      order.sort((a, b) => col[a] - col[b]);
-      return order;
-    };
-    this.flowsByOut = idx(f.out);
-    this.flowsByIn = idx(f.in);
+    if (!c) return;
+    paintCounter(ctx, c, y, row.height, (t) => this.timeToX(t), GUTTER, this.width, this.data.header.range_end_ns);
   }
 
   // Flows that leave from or arrive at the slice.
   flowsOf(slice: number): number[] {
-    this.ensureFlowIndex();
-    const f = this.data.flows;
-    const out: number[] = [];
-    const scan = (order: Uint32Array, col: Uint32Array) => {
-      let lo = 0;
-      let hi = order.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (col[order[mid]] < slice) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let k = lo; k < order.length && col[order[k]] === slice; k++) out.push(order[k]);
-    };
-    scan(this.flowsByOut!, f.out);
-    scan(this.flowsByIn!, f.in);
-    return out;
+    this.flowIndex ??= new FlowIndex(this.data.flows);
+    return this.flowIndex.of(slice);
   }
 
   private drawFlows(ctx: CanvasRenderingContext2D): void {
@@ -737,106 +664,6 @@ export class TimelineView {
     ctx.strokeStyle = flash ? "#ff00aa" : "#000000";
     ctx.lineWidth = 2;
     ctx.strokeRect(Math.max(GUTTER - 2, x0) - 1, y - 1, Math.max(3, Math.min(this.width + 4, x1) - Math.max(GUTTER - 2, x0)) + 2, LANE_HEIGHT + 1);
-  }
-
-  private drawGutter(ctx: CanvasRenderingContext2D): void {
-    const h = this.height;
-    ctx.fillStyle = "#fafbfc";
-    ctx.fillRect(0, TOP, GUTTER, h - TOP);
-    ctx.strokeStyle = "#d0d4da";
-    ctx.beginPath();
-    ctx.moveTo(GUTTER - 0.5, TOP);
-    ctx.lineTo(GUTTER - 0.5, h);
-    ctx.stroke();
-    const rows = this.layout.rows;
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(0, TOP, GUTTER - 1, h - TOP);
-    ctx.clip();
-    for (let r = this.layout.firstVisible(this.scrollY); r < rows.length; r++) {
-      const row = rows[r];
-      const y = TOP + row.y - this.scrollY;
-      if (y > h) break;
-      const maxChars = Math.floor((GUTTER - 24 - row.indent * 12) / CHAR_WIDTH);
-      const label = row.label.length > maxChars ? row.label.slice(0, maxChars - 1) + "…" : row.label;
-      if (row.kind === "header") {
-        ctx.fillStyle = "#e4e8ee";
-        ctx.fillRect(0, y, GUTTER - 1, row.height);
-        ctx.fillStyle = "#1d2733";
-        ctx.font = "bold 11px system-ui, sans-serif";
-        const g = this.layout.groups[row.group];
-        ctx.fillText(`${g.collapsed ? "▸" : "▾"} ${label}`, 6, y + row.height / 2);
-        ctx.font = "11px system-ui, sans-serif";
-      } else {
-        ctx.fillStyle = "#333";
-        ctx.fillText(label, 8 + row.indent * 12, y + Math.min(row.height, LANE_HEIGHT) / 2);
-      }
-    }
-    ctx.restore();
-  }
-
-  private drawAxis(ctx: CanvasRenderingContext2D): void {
-    const w = this.width;
-    ctx.fillStyle = "#f7f8fa";
-    ctx.fillRect(0, 0, w, TOP);
-    ctx.strokeStyle = "#c8ccd2";
-    ctx.beginPath();
-    ctx.moveTo(0, TOP - 0.5);
-    ctx.lineTo(w, TOP - 0.5);
-    ctx.moveTo(0, AXIS_HEIGHT - 0.5);
-    ctx.lineTo(w, AXIS_HEIGHT - 0.5);
-    ctx.stroke();
-    const span = this.viewEnd - this.viewStart;
-    const step = this.tickStep();
-    ctx.fillStyle = "#333";
-    ctx.strokeStyle = "#888";
-    ctx.beginPath();
-    for (let t = Math.ceil(this.viewStart / step) * step; t < this.viewEnd; t += step) {
-      const x = Math.round(this.timeToX(t)) + 0.5;
-      if (x < GUTTER) continue;
-      ctx.moveTo(x, AXIS_HEIGHT - 6);
-      ctx.lineTo(x, AXIS_HEIGHT);
-      ctx.fillText(formatTimeTick(t, step), x + 3, AXIS_HEIGHT / 2 - 1);
-    }
-    ctx.stroke();
-    ctx.fillStyle = "#555";
-    ctx.fillText(`span ${formatDuration(span)}`, 8, AXIS_HEIGHT / 2);
-    ctx.fillText(`findings (${this.markers.length})`, 8, AXIS_HEIGHT + MARKER_HEIGHT / 2);
-
-    // Search hits as ticks along the axis.
-    if (this.matches.length > 0) {
-      ctx.fillStyle = "rgba(230,0,230,0.7)";
-      const s = this.data.slices;
-      let lastX = -1;
-      for (const i of this.matches) {
-        const x = Math.floor(this.timeToX(s.ts[i]));
-        if (x < GUTTER || x > w || x === lastX) continue;
-        ctx.fillRect(x, AXIS_HEIGHT - 4, 1, 4);
-        lastX = x;
-      }
-    }
-    // Finding markers.
-    for (const m of this.markers) {
-      const x = this.timeToX(m.t);
-      if (x < GUTTER - 6 || x > w + 6) continue;
-      ctx.fillStyle = FINDING_COLORS[m.finding % FINDING_COLORS.length];
-      ctx.beginPath();
-      ctx.moveTo(x, TOP - 2);
-      ctx.lineTo(x - 5, AXIS_HEIGHT + 3);
-      ctx.lineTo(x + 5, AXIS_HEIGHT + 3);
-      ctx.closePath();
-      ctx.fill();
-    }
-  }
-
-  private drawScrollbar(ctx: CanvasRenderingContext2D): void {
-    const viewH = this.height - TOP;
-    const total = this.layout.contentHeight;
-    if (total <= viewH) return;
-    const barH = Math.max(20, (viewH * viewH) / total);
-    const y = TOP + (this.scrollY / (total - viewH + 20)) * (viewH - barH);
-    ctx.fillStyle = "rgba(0,0,0,0.25)";
-    ctx.fillRect(this.width - 6, y, 4, barH);
   }
 
   findingsFor(slice: number): { finding: Finding; index: number }[] {
