@@ -1,0 +1,37 @@
+// Runs every rule and ranks the findings (diagnose.h).
+#include "analysis/diagnose/diagnose.h"
+
+#include <algorithm>
+
+#include "analysis/diagnose/rules.h"
+
+namespace cprof {
+
+Diagnosis Diagnose(const Trace& trace, const DiagnoseOptions& options) {
+  DiagnosisContext ctx(trace, options);
+  Diagnosis d;
+  for (const std::unique_ptr<Rule>& rule : AllRules()) {
+    const size_t before = d.findings.size();
+    rule->Run(ctx, d.findings);
+    for (size_t i = before; i < d.findings.size(); ++i) d.findings[i].rule = std::string(rule->name());
+  }
+  std::erase_if(d.findings, [](const Finding& f) { return !(f.confidence > 0); });
+  std::stable_sort(d.findings.begin(), d.findings.end(), [](const Finding& a, const Finding& b) {
+    if (a.score() != b.score()) return a.score() > b.score();
+    return CategoryId(a.category) < CategoryId(b.category);
+  });
+  d.content_hash = ctx.content_hash();
+  d.device = ctx.device_kind();
+  d.problem = options.problem;
+  d.span_ns = ctx.span_ns();
+  const std::vector<Step>& steps = ctx.steps();
+  d.step_count = static_cast<int64_t>(steps.size());
+  if (!steps.empty()) {
+    int64_t sum = 0;
+    for (const Step& s : steps) sum += s.dur_ns;
+    d.step_mean_ns = sum / static_cast<int64_t>(steps.size());
+  }
+  return d;
+}
+
+}  // namespace cprof

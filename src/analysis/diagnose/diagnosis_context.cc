@@ -1,0 +1,127 @@
+// The shared analyses of a diagnosis, computed on first use (diagnosis_context.h).
+#include "analysis/diagnose/diagnosis_context.h"
+
+#include <algorithm>
+#include <array>
+
+namespace cprof {
+namespace {
+
+constexpr std::array<std::string_view, 4> kProblemIds = {"none", "high_p99_latency", "low_throughput",
+                                                         "high_memory"};
+
+uint64_t Mix(uint64_t x) {  // splitmix64 finalizer
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+uint64_t HashText(std::string_view s) {  // FNV-1a
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
+std::string_view ProblemId(Problem p) { return kProblemIds[static_cast<size_t>(p)]; }
+
+std::optional<Problem> ProblemFromId(std::string_view id) {
+  for (size_t i = 0; i < kProblemIds.size(); ++i)
+    if (kProblemIds[i] == id) return static_cast<Problem>(i);
+  return std::nullopt;
+}
+
+std::string_view DeviceKindId(DeviceKind k) {
+  switch (k) {
+    case DeviceKind::kCpu: return "cpu";
+    case DeviceKind::kGpu: return "gpu";
+    case DeviceKind::kNpu: return "npu";
+  }
+  return "cpu";
+}
+
+DiagnosisContext::DiagnosisContext(const Trace& trace, const DiagnoseOptions& options)
+    : trace_(trace), options_(options) {}
+
+DiagnosisContext::~DiagnosisContext() = default;
+
+int64_t DiagnosisContext::span_start_ns() const { return std::max(trace_.start_ns, window().start_ns); }
+int64_t DiagnosisContext::span_end_ns() const { return std::min(trace_.end_ns, window().end_ns); }
+
+const std::vector<Step>& DiagnosisContext::steps() const {
+  if (!steps_) steps_ = DetectSteps(trace_, window());
+  return *steps_;
+}
+
+const OpStatsTable& DiagnosisContext::op_stats() const {
+  if (!op_stats_) op_stats_ = ComputeOpStats(trace_, window());
+  return *op_stats_;
+}
+
+const DeviceIntervals& DiagnosisContext::device_intervals() const {
+  if (!device_intervals_) device_intervals_ = CollectDeviceIntervals(trace_, window());
+  return *device_intervals_;
+}
+
+const std::optional<GpuTimeline>& DiagnosisContext::device_timeline() const {
+  if (!device_timeline_) device_timeline_ = ComputeGpuTimeline(device_intervals());
+  return *device_timeline_;
+}
+
+const std::vector<StepGpuTimeline>& DiagnosisContext::device_timeline_per_step() const {
+  if (!device_timeline_per_step_) {
+    device_timeline_per_step_.emplace();
+    if (!device_intervals().empty() && !steps().empty())
+      *device_timeline_per_step_ = ComputeGpuTimelinePerStep(device_intervals(), steps());
+  }
+  return *device_timeline_per_step_;
+}
+
+const DeviceWorkClassifier& DiagnosisContext::device_work() const {
+  if (!device_work_) device_work_ = std::make_unique<DeviceWorkClassifier>(trace_);
+  return *device_work_;
+}
+
+DeviceKind DiagnosisContext::device_kind() const {
+  const std::optional<GpuTimeline>& tl = device_timeline();
+  if (!tl) return DeviceKind::kCpu;
+  return tl->has_npu && !tl->has_gpu ? DeviceKind::kNpu : DeviceKind::kGpu;
+}
+
+uint64_t DiagnosisContext::content_hash() const {
+  if (!content_hash_) {
+    // A sum of per-slice hashes: independent of row order and of track ids, which differ between
+    // importers of the same content.
+    uint64_t sum = 0;
+    const SliceTable& s = trace_.slices;
+    std::vector<uint64_t> name_hash(trace_.strings.size(), 0);
+    for (uint32_t row = 0; row < s.size(); ++row) {
+      const size_t id = Index(s.name_id[row]);
+      if (name_hash[id] == 0) name_hash[id] = HashText(trace_.Str(s.name_id[row])) | 1;
+      const uint64_t t = static_cast<uint64_t>(s.ts_ns[row] - trace_.start_ns);
+      sum += Mix(name_hash[id] ^ Mix(t ^ Mix(static_cast<uint64_t>(s.dur_ns[row]))));
+    }
+    content_hash_ = Mix(sum ^ s.size());
+  }
+  return *content_hash_;
+}
+
+EvidenceEvent DiagnosisContext::EventRef(uint32_t row, std::string note) const {
+  EvidenceEvent e;
+  e.name = std::string(trace_.Str(trace_.slices.name_id[row]));
+  e.track_path = trace_.TrackPath(trace_.slices.track_id[row]);
+  e.ts_ns = trace_.slices.ts_ns[row];
+  e.dur_ns = trace_.slices.dur_ns[row];
+  e.slice_row = row;
+  e.note = std::move(note);
+  return e;
+}
+
+}  // namespace cprof
