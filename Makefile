@@ -11,6 +11,10 @@ CTEST_LABELS ?= unit|golden|browser|slow
 
 PREFIX ?= /usr/local
 
+# ccache: key objects by paths relative to the checkout, so clones and sibling build dirs share them.
+export CCACHE_BASEDIR ?= $(abspath $(CURDIR)/..)
+export CCACHE_NOHASHDIR ?= 1
+
 .PHONY: all setup configure build demo test bench format lint clean test-sanitize install
 
 all: build
