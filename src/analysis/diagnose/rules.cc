@@ -7,6 +7,13 @@ const std::vector<std::unique_ptr<Rule>>& AllRules() {
   static const std::vector<std::unique_ptr<Rule>>* const rules = [] {
     auto* v = new std::vector<std::unique_ptr<Rule>>();
     // One line per rule, alphabetical.
+    v->push_back(MakeAicpuOpsRule());
+    v->push_back(MakeCommAlignmentRule());
+    v->push_back(MakeDynamicShapeRule());
+    v->push_back(MakeNpuAffinityApiRule());
+    v->push_back(MakeNpuEnvConfigRule());
+    v->push_back(MakeNpuExposedCommunicationRule());
+    v->push_back(MakeNpuLayoutConversionRule());
     return v;
   }();
   return *rules;

@@ -14,5 +14,12 @@ namespace cprof {
 const std::vector<std::unique_ptr<Rule>>& AllRules();
 
 // Factories, one per rule file in rules/ (keep alphabetical; one line each).
+std::unique_ptr<Rule> MakeAicpuOpsRule();               // rules/aicpu_ops_rule.cc
+std::unique_ptr<Rule> MakeCommAlignmentRule();          // rules/comm_alignment_rule.cc
+std::unique_ptr<Rule> MakeDynamicShapeRule();           // rules/dynamic_shape_rule.cc
+std::unique_ptr<Rule> MakeNpuAffinityApiRule();         // rules/npu_affinity_api_rule.cc
+std::unique_ptr<Rule> MakeNpuEnvConfigRule();           // rules/npu_env_config_rule.cc
+std::unique_ptr<Rule> MakeNpuExposedCommunicationRule(); // rules/npu_exposed_communication_rule.cc
+std::unique_ptr<Rule> MakeNpuLayoutConversionRule();    // rules/npu_layout_conversion_rule.cc
 
 }  // namespace cprof

@@ -1,0 +1,168 @@
+// Rule npu_exposed_communication: on Ascend traces, collective communication that is not hidden
+// behind computation, per step, from torch_npu's Overlap Analysis (overlap_analysis.h, the same
+// numbers as step_trace_time.csv).
+//
+// Per step: exposed = "Communication(Not Overlapped)", step length = the step's Stage (its device
+// span; the step's wall time when Stage is 0). Fires when exposed / step > kThreshold (10%) over
+// the analysed steps together.
+// Evidence: the worst steps, and the longest HCCL ops (names starting "hcom", or any op the
+// importer gave communication.json's comm.* breakdown) with their wait/synchronization share.
+// Confidence terms:
+//   magnitude   = 1 - 0.10 / (exposed / step time), over all steps;
+//   support     = n / (n + 3), n = communication ops in the analysed steps (each an observation);
+//   consistency = share of steps whose own exposed share exceeds 10%;
+//   specificity = 1: Overlap Analysis states directly that this time was communication only.
+// Saving (stated in saving_method): per step, the exposed time that could be hidden behind the
+// step's computation not yet overlapping communication (Computing - Overlapped), plus the time
+// the ops spent waiting for peers to arrive (comm.synchronization_time_ns: removed by balancing
+// ranks, not by overlap), capped at the exposed time.
+#include <algorithm>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "analysis/diagnose/diagnosis_context.h"
+#include "analysis/diagnose/rule.h"
+#include "analysis/diagnose/rules.h"
+#include "analysis/diagnose/rules/npu_rule_support.h"
+#include "analysis/overlap_analysis.h"
+
+namespace cprof {
+namespace {
+
+constexpr double kThreshold = 0.10;
+
+bool IsCommOp(const Trace& t, const npu::ArgReader& args, uint32_t row) {
+  std::string_view name = t.Str(t.slices.name_id[row]);
+  if (name.size() >= 4 && (name.substr(0, 4) == "hcom" || name.substr(0, 4) == "HCOM")) return true;
+  return args.Has(row, "comm.elapse_time_ns");
+}
+
+class NpuExposedCommunicationRule final : public Rule {
+ public:
+  std::string_view name() const override { return "npu_exposed_communication"; }
+
+  void Run(const DiagnosisContext& ctx, std::vector<Finding>& out) const override {
+    const Trace& t = ctx.trace();
+    if (!npu::IsNpuTrace(t) || !HasOverlapAnalysis(t)) return;
+    const std::vector<StepTraceTime> rows = ComputeStepTraceTime(t, ctx.steps());
+    if (rows.empty()) return;
+
+    npu::ArgReader args(t);
+    std::vector<uint32_t> ops;
+    for (uint32_t r : npu::CommunicationRows(ctx))
+      if (IsCommOp(t, args, r)) ops.push_back(r);
+
+    int64_t exposed = 0, step_total = 0, saving = 0, comm_total = 0, sync_total = 0, wait_total = 0;
+    int64_t steps_over = 0;
+    std::vector<std::pair<double, size_t>> worst;  // (share, index into rows)
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const StepTraceTime& s = rows[i];
+      int64_t len = s.stage_ns > 0 ? s.stage_ns : s.window_end_ns - s.window_start_ns;
+      if (len <= 0) continue;
+      exposed += s.comm_not_overlapped_ns;
+      comm_total += s.communication_ns;
+      step_total += len;
+      const double share = static_cast<double>(s.comm_not_overlapped_ns) / static_cast<double>(len);
+      if (share > kThreshold) ++steps_over;
+      worst.emplace_back(share, i);
+      // Peers' lateness inside this step's ops: waiting that balancing removes.
+      int64_t sync = 0;
+      for (uint32_t r : ops) {
+        if (t.slices.ts_ns[r] < s.window_start_ns || t.slices.ts_ns[r] >= s.window_end_ns) continue;
+        sync += static_cast<int64_t>(args.Number(r, "comm.synchronization_time_ns").value_or(0));
+        wait_total += static_cast<int64_t>(args.Number(r, "comm.wait_time_ns").value_or(0));
+      }
+      sync_total += sync;
+      const int64_t hideable = std::max<int64_t>(0, s.computing_ns - s.overlapped_ns);
+      saving += std::min(s.comm_not_overlapped_ns, hideable + sync);
+    }
+    if (step_total <= 0 || worst.empty()) return;
+    const double share = static_cast<double>(exposed) / static_cast<double>(step_total);
+
+    Finding f;
+    f.category = Category::kExposedCommunication;
+    ConfidenceTerms terms;
+    terms.magnitude = MagnitudeOverThreshold(share, kThreshold);
+    terms.support = SupportFromCount(static_cast<int64_t>(ops.empty() ? worst.size() : ops.size()));
+    terms.consistency = static_cast<double>(steps_over) / static_cast<double>(worst.size());
+    terms.specificity = 1.0;
+    npu::SetConfidence(terms, f);
+    if (f.confidence <= 0) return;
+
+    const int64_t mean_step = step_total / static_cast<int64_t>(worst.size());
+    f.title = fmt::format("{} of the {} step is communication not overlapped with computation",
+                          npu::Percent(share), npu::FormatNs(mean_step));
+    f.summary = fmt::format(
+        "Over {} step(s), HCCL communication ran {} with no computation beside it ({} of the device "
+        "span of the steps). {} of the {} of communication overlapped computation. {}",
+        worst.size(), npu::FormatNs(exposed), npu::Percent(share),
+        npu::FormatNs(comm_total - exposed), npu::FormatNs(comm_total),
+        sync_total > exposed / 4
+            ? fmt::format("The ops spent {} waiting for peers to arrive (synchronization): another rank "
+                          "reaches the collective late, so balance the ranks before tuning overlap.",
+                          npu::FormatNs(sync_total))
+            : "Most of it is transfer time that bucketing and overlap can hide.");
+    npu::SetCost(ctx, exposed, f);
+    f.saving_ns = std::min(saving, exposed);
+    f.saving_method =
+        "Per step: the exposed communication that fits behind the step's computation not yet "
+        "overlapped (Computing - Overlapped), plus the ops' synchronization time (waiting for late "
+        "peers, removed by balancing ranks), capped at the exposed time.";
+    f.metrics = {{"exposed_comm_fraction", share, "ratio"},
+                 {"exposed_comm_ns", static_cast<double>(exposed), "ns"},
+                 {"communication_ns", static_cast<double>(comm_total), "ns"},
+                 {"step_stage_mean_ns", static_cast<double>(mean_step), "ns"},
+                 {"steps", static_cast<double>(worst.size()), "count"},
+                 {"steps_over_threshold", static_cast<double>(steps_over), "count"},
+                 {"comm_ops", static_cast<double>(ops.size()), "count"},
+                 {"comm_synchronization_ns", static_cast<double>(sync_total), "ns"},
+                 {"comm_wait_ns", static_cast<double>(wait_total), "ns"}};
+
+    std::sort(worst.begin(), worst.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    const std::vector<Step>& steps = ctx.steps();
+    for (size_t k = 0; k < worst.size() && k < 3; ++k) {
+      const StepTraceTime& s = rows[worst[k].second];
+      for (const Step& st : steps) {
+        if (st.id != s.step_id) continue;
+        f.events.push_back(ctx.EventRef(st.slice_row, fmt::format("step {}: {} of the step exposed",
+                                                                  s.step_id, npu::Percent(worst[k].first))));
+        break;
+      }
+    }
+    std::vector<uint32_t> longest = ops;
+    std::sort(longest.begin(), longest.end(),
+              [&](uint32_t a, uint32_t b) { return t.slices.dur_ns[a] > t.slices.dur_ns[b]; });
+    for (size_t k = 0; k < longest.size() && k < 5; ++k) {
+      const uint32_t r = longest[k];
+      std::optional<double> wait = args.Number(r, "comm.wait_time_ratio");
+      f.events.push_back(ctx.EventRef(
+          r, wait ? fmt::format("longest HCCL op; {} of it waiting", npu::Percent(*wait)) : "longest HCCL op"));
+    }
+
+    if (sync_total > exposed / 4) {
+      f.suggestions.push_back({"Most of the exposed time is one rank waiting for another: compare the ranks "
+                               "(cluster analysis) and fix the late rank's extra work (input pipeline, "
+                               "uneven batch, host-bound dispatch) first.",
+                               "command", "cann-profiler cluster --trace rank0_ascend_pt --trace rank1_ascend_pt"});
+    }
+    f.suggestions.push_back({"Overlap gradient all-reduce with the backward pass: let DDP bucket gradients "
+                             "(smaller buckets start communicating earlier).",
+                             "code",
+                             "model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[local_rank], "
+                             "bucket_cap_mb=25, gradient_as_bucket_view=True)"});
+    f.suggestions.push_back({"Let HCCL use a larger buffer and the fastest algorithm the topology allows (leave "
+                             "HCCL_ALGO unset unless measured).",
+                             "env", "export HCCL_BUFFSIZE=200"});
+    f.suggestions.push_back({"Accumulate gradients over several micro-batches so communication runs once per "
+                             "several computation steps.",
+                             "code", "with model.no_sync():\n    loss.backward()  # all but the last micro-batch"});
+    out.push_back(std::move(f));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> MakeNpuExposedCommunicationRule() { return std::make_unique<NpuExposedCommunicationRule>(); }
+
+}  // namespace cprof
