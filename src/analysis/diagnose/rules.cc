@@ -14,6 +14,7 @@ const std::vector<std::unique_ptr<Rule>>& AllRules() {
     v->push_back(MakeNpuEnvConfigRule());
     v->push_back(MakeNpuExposedCommunicationRule());
     v->push_back(MakeNpuLayoutConversionRule());
+    v->push_back(MakeSlowRankRule());
     return v;
   }();
   return *rules;

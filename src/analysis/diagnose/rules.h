@@ -21,5 +21,6 @@ std::unique_ptr<Rule> MakeNpuAffinityApiRule();         // rules/npu_affinity_ap
 std::unique_ptr<Rule> MakeNpuEnvConfigRule();           // rules/npu_env_config_rule.cc
 std::unique_ptr<Rule> MakeNpuExposedCommunicationRule(); // rules/npu_exposed_communication_rule.cc
 std::unique_ptr<Rule> MakeNpuLayoutConversionRule();    // rules/npu_layout_conversion_rule.cc
+std::unique_ptr<Rule> MakeSlowRankRule();               // rules/slow_rank_rule.cc
 
 }  // namespace cprof

@@ -47,14 +47,13 @@ class AicpuOpsRule final : public Rule {
     int64_t kernel_ns = 0, other_ns = 0, other_count = 0, aicpu_ns = 0;
     std::vector<uint32_t> rows;
     std::map<std::string, TypeStats> types;
-    for (uint32_t r : npu::DeviceTaskRows(ctx)) {
+    const std::vector<uint32_t> tasks = npu::DeviceTaskRows(ctx);
+    const bool kernel_table = npu::HasKernelTable(args, tasks);
+    for (uint32_t r : tasks) {
       const std::string_view core = args.Text(r, "Accelerator Core");
       const std::string_view task_type = args.Text(r, "Task Type");
       const bool aicpu = core == "AI_CPU" || task_type == "AI_CPU";
-      const bool kernel = aicpu || (!core.empty() && core != "HCCL") ||
-                          (core.empty() && (task_type == "AI_CORE" || task_type == "AI_VECTOR_CORE" ||
-                                            task_type.substr(0, std::min<size_t>(4, task_type.size())) == "MIX_"));
-      if (!kernel) continue;
+      if (!aicpu && !npu::IsKernelTask(args, r, kernel_table)) continue;
       const int64_t dur = t.slices.dur_ns[r];
       kernel_ns += dur;
       if (!aicpu) {

@@ -144,7 +144,7 @@ class NpuExposedCommunicationRule final : public Rule {
       f.suggestions.push_back({"Most of the exposed time is one rank waiting for another: compare the ranks "
                                "(cluster analysis) and fix the late rank's extra work (input pipeline, "
                                "uneven batch, host-bound dispatch) first.",
-                               "command", "cann-profiler cluster --trace rank0_ascend_pt --trace rank1_ascend_pt"});
+                               "command", "cann-profiler cluster <profiling dir holding every rank's *_ascend_pt> --format md"});
     }
     f.suggestions.push_back({"Overlap gradient all-reduce with the backward pass: let DDP bucket gradients "
                              "(smaller buckets start communicating earlier).",

@@ -2,8 +2,8 @@
 // the framework's NCHW/ND and the cube unit's private formats NC1HWC0, FRACTAL_Z, FRACTAL_NZ).
 //
 // Tasks: NPU device tasks whose kernel type (kernel_details.csv "Type", else the task name)
-// contains "TransData". Share = their device time / the device compute time (kernel tasks other
-// than HCCL). Fires when the share exceeds kThreshold (5%).
+// contains "TransData". Share = their device time / the device compute time (kernel tasks,
+// npu::IsKernelTask). Fires when the share exceeds kThreshold (5%).
 // Headroom, the method of msprof-analyze's vector-operator check, our implementation: group the
 // tasks by (name, input shapes, output shapes); average the vector pipe utilisations
 // (aiv_vec_ratio, aiv_mte2_ratio, aiv_mte3_ratio; msprof's vec/mte2/mte3_ratio on older chips).
@@ -63,16 +63,13 @@ class NpuLayoutConversionRule final : public Rule {
     if (!npu::IsNpuTrace(t)) return;
     npu::ArgReader args(t);
     const std::vector<uint32_t> tasks = npu::DeviceTaskRows(ctx);
-    bool has_kernel_table = false;
-    for (uint32_t r : tasks)
-      if (args.Has(r, "Accelerator Core")) { has_kernel_table = true; break; }
+    const bool kernel_table = npu::HasKernelTable(args, tasks);
 
     int64_t compute_ns = 0, td_ns = 0, td_count = 0, back_count = 0, to_private = 0;
     std::map<std::tuple<std::string, std::string, std::string>, Group> groups;
     std::vector<uint32_t> td_rows;
     for (uint32_t r : tasks) {
-      const std::string_view core = args.Text(r, "Accelerator Core");
-      if (has_kernel_table && (core.empty() || core == "HCCL")) continue;  // not a kernel
+      if (!npu::IsKernelTask(args, r, kernel_table)) continue;
       const int64_t dur = t.slices.dur_ns[r];
       compute_ns += dur;
       const std::string_view type = npu::KernelType(t, args, r);

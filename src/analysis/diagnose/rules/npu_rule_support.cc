@@ -78,6 +78,20 @@ std::string_view KernelType(const Trace& trace, const ArgReader& args, uint32_t 
   return type.empty() ? trace.Str(trace.slices.name_id[row]) : type;
 }
 
+bool HasKernelTable(const ArgReader& args, const std::vector<uint32_t>& rows) {
+  for (uint32_t r : rows)
+    if (args.Has(r, "Accelerator Core")) return true;
+  return false;
+}
+
+bool IsKernelTask(const ArgReader& args, uint32_t row, bool kernel_table) {
+  const std::string_view core = args.Text(row, "Accelerator Core");
+  if (!core.empty()) return core != "HCCL";
+  if (kernel_table) return false;
+  const std::string_view type = args.Text(row, "Task Type");
+  return type == "AI_CORE" || type == "AI_VECTOR_CORE" || type == "AI_CPU" || type.substr(0, 4) == "MIX_";
+}
+
 void SetCost(const DiagnosisContext& ctx, int64_t total_ns, Finding& f) {
   f.cost_total_ns = total_ns;
   const size_t steps = ctx.steps().size();

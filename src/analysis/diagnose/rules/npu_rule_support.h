@@ -54,6 +54,14 @@ std::vector<uint32_t> CommunicationRows(const DiagnosisContext& ctx);
 // else the slice name.
 std::string_view KernelType(const Trace& trace, const ArgReader& args, uint32_t row);
 
+// Whether a device task is a kernel (computation, AI CPU included) rather than communication,
+// a copy, an event or a notify. With a kernel table (`kernel_table`: some task has kernel_details'
+// "Accelerator Core"), exactly the tasks it describes, HCCL excluded; without one, by the trace's
+// "Task Type" (AI_CORE, AI_VECTOR_CORE, MIX_*, AI_CPU).
+bool IsKernelTask(const ArgReader& args, uint32_t row, bool kernel_table);
+// Whether any of `rows` carries kernel_details' "Accelerator Core".
+bool HasKernelTable(const ArgReader& args, const std::vector<uint32_t>& rows);
+
 // cost_total_ns = total; cost_per_step_ns = total / steps (0 without steps).
 void SetCost(const DiagnosisContext& ctx, int64_t total_ns, Finding& f);
 // Fills the fields every NPU finding shares (category, device, confidence from `terms`).

@@ -269,5 +269,41 @@ TEST_F(NpuRulesTest, EnvConfigHealthySettingsAreQuiet) {
   EXPECT_TRUE(Run(MakeNpuEnvConfigRule()).empty());
 }
 
+TEST_F(NpuRulesTest, LayoutConversionFromTaskNamesWithoutKernelTable) {
+  // trace_view.json alone: no kernel_details columns, only the task type and the name.
+  Add(npu_, 0, 50000, "EVENT_WAIT", {{"Task Type", S("EVENT_WAIT_SQE")}});  // not computation
+  Add(npu_, 60000, 300, "trans_TransData_3", {{"Task Type", S("AI_CORE")}});
+  Add(npu_, 61000, 700, "Conv2D", {{"Task Type", S("AI_CORE")}});
+  std::vector<Finding> out = Run(MakeNpuLayoutConversionRule());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_NEAR(Metric(out[0], "transdata_compute_fraction"), 0.3, 1e-9);
+  EXPECT_EQ(Metric(out[0], "tunable_groups"), 0);  // no pipe metrics: no headroom claimed
+  EXPECT_EQ(out[0].saving_ns, 0);
+}
+
+TEST_F(NpuRulesTest, SlowRankInAMergedTrace) {
+  auto stream_of_rank = [&](int64_t rank, int64_t device) {
+    TrackId t = b_->StreamTrack(TrackKind::kNpuStream, device, 2);
+    b_->tracks().rank[Index(t)] = rank;
+    return t;
+  };
+  const TrackId r0 = stream_of_rank(0, 10), r1 = stream_of_rank(1, 11), r2 = stream_of_rank(2, 12);
+  Add(r0, 0, 1000, "MatMul");
+  Add(r1, 0, 1000, "MatMul");
+  Add(r2, 0, 1500, "MatMul");  // 50% more than the median
+  std::vector<Finding> out = Run(MakeSlowRankRule());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].category, Category::kSlowRank);
+  EXPECT_EQ(Metric(out[0], "slow_rank"), 2);
+  EXPECT_NEAR(Metric(out[0], "excess_fraction"), 0.5, 1e-9);
+  EXPECT_EQ(out[0].saving_ns, 500);
+}
+
+TEST_F(NpuRulesTest, OneRankHasNoSlowRank) {
+  b_->tracks().rank[Index(npu_)] = 0;
+  Kernel(0, 1000, "MatMul");
+  EXPECT_TRUE(Run(MakeSlowRankRule()).empty());
+}
+
 }  // namespace
 }  // namespace cprof
