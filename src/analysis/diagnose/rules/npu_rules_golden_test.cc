@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/diagnose/diagnose.h"
+#include "analysis/golden_csv.h"
 #include "import/import_trace.h"
 
 namespace cprof {
@@ -166,22 +167,49 @@ TEST_F(NpuRulesGoldenTest, Rank0FindsWhatTheAdvisorReports) {
 TEST_F(NpuRulesGoldenTest, Rank1) {
   Trace trace;
   const Diagnosis d = Run(Fixture("text_level1/rank1_ascend_pt"), &trace);
+  // The exposed share is torch_npu's own, from the step_trace_time.csv beside the trace.
+  const std::vector<testing::CsvRow> csv =
+      testing::ReadCsv(Fixture("text_level1/rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv"));
+  ASSERT_EQ(csv.size(), 1u);
+  const double expected =
+      std::stod(csv[0].at("Communication(Not Overlapped)")) / std::stod(csv[0].at("Stage"));  // 73.0%
   const Finding* comm = FindRule(d, "npu_exposed_communication");
   ASSERT_NE(comm, nullptr);
-  // Rank 1 is the late rank: it waits less in its collectives than rank 0 does.
-  EXPECT_GT(Metric(*comm, "exposed_comm_fraction"), 0.1);
-  EXPECT_NE(FindRule(d, "npu_layout_conversion"), nullptr);
-  EXPECT_NE(FindRule(d, "dynamic_shape"), nullptr);
+  EXPECT_NEAR(Metric(*comm, "exposed_comm_fraction"), expected, 0.005);
+  const Finding* align = FindRule(d, "comm_alignment");
+  ASSERT_NE(align, nullptr);
+  EXPECT_EQ(Metric(*align, "unaligned_ops"), 2);
+  const Finding* td = FindRule(d, "npu_layout_conversion");
+  ASSERT_NE(td, nullptr);
+  EXPECT_EQ(Metric(*td, "transdata_count"), 57);
+  EXPECT_GT(Metric(*td, "headroom_max"), 0.6);
+  ASSERT_NE(FindRule(d, "dynamic_shape"), nullptr);
+  EXPECT_DOUBLE_EQ(Metric(*FindRule(d, "dynamic_shape"), "dynamic_op_fraction"), 1.0);
   EXPECT_NE(FindRule(d, "npu_affinity_api"), nullptr);
   EXPECT_NE(FindRule(d, "npu_env_config"), nullptr);
+  EXPECT_EQ(FindRule(d, "slow_rank"), nullptr);  // one rank per trace
 }
 
 TEST_F(NpuRulesGoldenTest, DbExport) {
+  // The same kind of run exported as SQLite: no op state column, the rest as in the text export.
   Trace trace;
   const Diagnosis d = Run(Fixture("db_level1/rank0_ascend_pt"), &trace);
   ASSERT_EQ(d.device, DeviceKind::kNpu);
-  EXPECT_NE(FindRule(d, "npu_exposed_communication"), nullptr);
-  EXPECT_NE(FindRule(d, "npu_layout_conversion"), nullptr);
+  const Finding* comm = FindRule(d, "npu_exposed_communication");
+  ASSERT_NE(comm, nullptr);
+  EXPECT_GT(Metric(*comm, "exposed_comm_fraction"), 0.5);
+  const Finding* align = FindRule(d, "comm_alignment");
+  ASSERT_NE(align, nullptr);
+  EXPECT_EQ(Metric(*align, "unaligned_ops"), 2);
+  const Finding* td = FindRule(d, "npu_layout_conversion");
+  ASSERT_NE(td, nullptr);
+  EXPECT_EQ(Metric(*td, "transdata_count"), 57);
+  const Finding* dyn = FindRule(d, "dynamic_shape");
+  ASSERT_NE(dyn, nullptr);
+  EXPECT_EQ(Metric(*dyn, "compile_calls"), 19);
+  EXPECT_EQ(Metric(*dyn, "tasks_with_op_state"), 0);
+  EXPECT_NE(FindRule(d, "npu_affinity_api"), nullptr);
+  EXPECT_NE(FindRule(d, "npu_env_config"), nullptr);
 }
 
 }  // namespace
