@@ -212,5 +212,22 @@ TEST_F(NpuRulesGoldenTest, DbExport) {
   EXPECT_NE(FindRule(d, "npu_env_config"), nullptr);
 }
 
+TEST_F(NpuRulesGoldenTest, GpuAndCpuTracesGetNoAscendFinding) {
+  // The Ascend rules read Ascend data only; on Kineto GPU/CPU traces they stay silent (slow_rank
+  // too: each file holds one rank).
+  for (const char* rel : {"kineto/hta/nccl_parser_config/nccl_data.json.gz", "kineto/hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+                          "kineto/hta/trace_filter/sampled_rank-0.json.gz",
+                          "kineto/hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz"}) {
+    SCOPED_TRACE(rel);
+    Trace trace;
+    const Diagnosis d = Run(std::string(CPROF_FIXTURES_DIR) + "/" + rel, &trace);
+    for (const Finding& f : d.findings) {
+      for (std::string_view mine : {"npu_exposed_communication", "comm_alignment", "npu_layout_conversion",
+                                    "dynamic_shape", "aicpu_ops", "npu_affinity_api", "npu_env_config", "slow_rank"})
+        EXPECT_NE(f.rule, mine);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cprof
