@@ -9,12 +9,19 @@ const std::vector<std::unique_ptr<Rule>>& AllRules() {
     // One line per rule, alphabetical.
     v->push_back(MakeAicpuOpsRule());
     v->push_back(MakeCommAlignmentRule());
+    v->push_back(MakeDataloaderRule());
     v->push_back(MakeDynamicShapeRule());
+    v->push_back(MakeEnvConfigCpuRule());
+    v->push_back(MakeGcRule());
+    v->push_back(MakeHostGapRule());
+    v->push_back(MakeMemoryChurnRule());
+    v->push_back(MakeMemoryFragmentationRule());
     v->push_back(MakeNpuAffinityApiRule());
     v->push_back(MakeNpuEnvConfigRule());
     v->push_back(MakeNpuExposedCommunicationRule());
     v->push_back(MakeNpuLayoutConversionRule());
     v->push_back(MakeSlowRankRule());
+    v->push_back(MakeThreadOversubscriptionRule());
     return v;
   }();
   return *rules;

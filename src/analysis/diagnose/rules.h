@@ -16,11 +16,18 @@ const std::vector<std::unique_ptr<Rule>>& AllRules();
 // Factories, one per rule file in rules/ (keep alphabetical; one line each).
 std::unique_ptr<Rule> MakeAicpuOpsRule();               // rules/aicpu_ops_rule.cc
 std::unique_ptr<Rule> MakeCommAlignmentRule();          // rules/comm_alignment_rule.cc
+std::unique_ptr<Rule> MakeDataloaderRule();             // rules/dataloader_rule.cc
 std::unique_ptr<Rule> MakeDynamicShapeRule();           // rules/dynamic_shape_rule.cc
+std::unique_ptr<Rule> MakeEnvConfigCpuRule();           // rules/env_config_cpu_rule.cc
+std::unique_ptr<Rule> MakeGcRule();                     // rules/gc_rule.cc
+std::unique_ptr<Rule> MakeHostGapRule();                // rules/host_gap_rule.cc
+std::unique_ptr<Rule> MakeMemoryChurnRule();            // rules/memory_churn_rule.cc
+std::unique_ptr<Rule> MakeMemoryFragmentationRule();    // rules/memory_fragmentation_rule.cc
 std::unique_ptr<Rule> MakeNpuAffinityApiRule();         // rules/npu_affinity_api_rule.cc
 std::unique_ptr<Rule> MakeNpuEnvConfigRule();           // rules/npu_env_config_rule.cc
 std::unique_ptr<Rule> MakeNpuExposedCommunicationRule(); // rules/npu_exposed_communication_rule.cc
 std::unique_ptr<Rule> MakeNpuLayoutConversionRule();    // rules/npu_layout_conversion_rule.cc
 std::unique_ptr<Rule> MakeSlowRankRule();               // rules/slow_rank_rule.cc
+std::unique_ptr<Rule> MakeThreadOversubscriptionRule(); // rules/thread_oversubscription_rule.cc
 
 }  // namespace cprof
