@@ -14,9 +14,12 @@
 //   specificity = 1: Overlap Analysis states directly that this time was communication only.
 // Saving (stated in saving_method): per step, the exposed time that could be hidden behind the
 // step's computation not yet overlapping communication (Computing - Overlapped), plus the time
-// the ops spent waiting for peers to arrive (comm.synchronization_time_ns: removed by balancing
-// ranks, not by overlap), capped at the exposed time.
+// the ops waited for their latest peer beyond the typical peer (npu::CommOpWaits: the longest
+// Notify_Wait minus the median peer's; removed by balancing ranks, not by overlap), capped at
+// the exposed time. When that late-peer wait exceeds a quarter of the exposed time the summary
+// and the first suggestion point at the late rank rather than at overlap.
 #include <algorithm>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -33,9 +36,7 @@ namespace {
 constexpr double kThreshold = 0.10;
 
 bool IsCommOp(const Trace& t, const npu::ArgReader& args, uint32_t row) {
-  std::string_view name = t.Str(t.slices.name_id[row]);
-  if (name.size() >= 4 && (name.substr(0, 4) == "hcom" || name.substr(0, 4) == "HCOM")) return true;
-  return args.Has(row, "comm.elapse_time_ns");
+  return npu::IsHcclOpName(t.Str(t.slices.name_id[row])) || args.Has(row, "comm.elapse_time_ns");
 }
 
 class NpuExposedCommunicationRule final : public Rule {
@@ -53,7 +54,10 @@ class NpuExposedCommunicationRule final : public Rule {
     for (uint32_t r : npu::CommunicationRows(ctx))
       if (IsCommOp(t, args, r)) ops.push_back(r);
 
+    const std::vector<npu::CommOpWait> waits = npu::CommOpWaits(ctx, args);
+    std::map<int64_t, int64_t> late_by_peer;  // peer rank -> excess wait caused
     int64_t exposed = 0, step_total = 0, saving = 0, comm_total = 0, sync_total = 0, wait_total = 0;
+    int64_t late_total = 0;
     int64_t steps_over = 0;
     std::vector<std::pair<double, size_t>> worst;  // (share, index into rows)
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -74,8 +78,16 @@ class NpuExposedCommunicationRule final : public Rule {
         wait_total += static_cast<int64_t>(args.Number(r, "comm.wait_time_ns").value_or(0));
       }
       sync_total += sync;
+      int64_t late = 0;
+      for (const npu::CommOpWait& w : waits) {
+        const int64_t ts = t.slices.ts_ns[w.op_row];
+        if (ts < s.window_start_ns || ts >= s.window_end_ns || w.late_peer < 0) continue;
+        late += w.excess_ns();
+        late_by_peer[w.late_peer] += w.excess_ns();
+      }
+      late_total += late;
       const int64_t hideable = std::max<int64_t>(0, s.computing_ns - s.overlapped_ns);
-      saving += std::min(s.comm_not_overlapped_ns, hideable + sync);
+      saving += std::min(s.comm_not_overlapped_ns, hideable + late);
     }
     if (step_total <= 0 || worst.empty()) return;
     const double share = static_cast<double>(exposed) / static_cast<double>(step_total);
@@ -91,6 +103,12 @@ class NpuExposedCommunicationRule final : public Rule {
     if (f.confidence <= 0) return;
 
     const int64_t mean_step = step_total / static_cast<int64_t>(worst.size());
+    int64_t worst_peer = -1, worst_peer_ns = 0;
+    for (const auto& [peer, ns] : late_by_peer)
+      if (ns > worst_peer_ns) {
+        worst_peer = peer;
+        worst_peer_ns = ns;
+      }
     f.title = fmt::format("{} of the {} step is communication not overlapped with computation",
                           npu::Percent(share), npu::FormatNs(mean_step));
     f.summary = fmt::format(
@@ -98,17 +116,18 @@ class NpuExposedCommunicationRule final : public Rule {
         "span of the steps). {} of the {} of communication overlapped computation. {}",
         worst.size(), npu::FormatNs(exposed), npu::Percent(share),
         npu::FormatNs(comm_total - exposed), npu::FormatNs(comm_total),
-        sync_total > exposed / 4
-            ? fmt::format("The ops spent {} waiting for peers to arrive (synchronization): another rank "
-                          "reaches the collective late, so balance the ranks before tuning overlap.",
-                          npu::FormatNs(sync_total))
+        late_total > exposed / 4
+            ? fmt::format("The ops spent {} waiting for a late peer beyond the others (mostly rank {}): "
+                          "another rank reaches the collectives late, so balance the ranks before tuning "
+                          "overlap.",
+                          npu::FormatNs(late_total), worst_peer)
             : "Most of it is transfer time that bucketing and overlap can hide.");
     npu::SetCost(ctx, exposed, f);
     f.saving_ns = std::min(saving, exposed);
     f.saving_method =
         "Per step: the exposed communication that fits behind the step's computation not yet "
-        "overlapped (Computing - Overlapped), plus the ops' synchronization time (waiting for late "
-        "peers, removed by balancing ranks), capped at the exposed time.";
+        "overlapped (Computing - Overlapped), plus the ops' wait for their latest peer beyond the "
+        "median peer (longest Notify_Wait; removed by balancing ranks), capped at the exposed time.";
     f.metrics = {{"exposed_comm_fraction", share, "ratio"},
                  {"exposed_comm_ns", static_cast<double>(exposed), "ns"},
                  {"communication_ns", static_cast<double>(comm_total), "ns"},
@@ -117,7 +136,9 @@ class NpuExposedCommunicationRule final : public Rule {
                  {"steps_over_threshold", static_cast<double>(steps_over), "count"},
                  {"comm_ops", static_cast<double>(ops.size()), "count"},
                  {"comm_synchronization_ns", static_cast<double>(sync_total), "ns"},
-                 {"comm_wait_ns", static_cast<double>(wait_total), "ns"}};
+                 {"comm_wait_ns", static_cast<double>(wait_total), "ns"},
+                 {"late_peer_wait_ns", static_cast<double>(late_total), "ns"},
+                 {"late_peer_rank", static_cast<double>(worst_peer), ""}};
 
     std::sort(worst.begin(), worst.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     const std::vector<Step>& steps = ctx.steps();
@@ -140,7 +161,11 @@ class NpuExposedCommunicationRule final : public Rule {
           r, wait ? fmt::format("longest HCCL op; {} of it waiting", npu::Percent(*wait)) : "longest HCCL op"));
     }
 
-    if (sync_total > exposed / 4) {
+    for (const npu::CommOpWait& w : waits)
+      if (w.late_peer == worst_peer && w.excess_ns() > exposed / 10 && f.events.size() < 10)
+        f.events.push_back(ctx.EventRef(w.wait_row, fmt::format("waiting {} for rank {}", npu::FormatNs(w.max_wait_ns),
+                                                                w.late_peer)));
+    if (late_total > exposed / 4) {
       f.suggestions.push_back({"Most of the exposed time is one rank waiting for another: compare the ranks "
                                "(cluster analysis) and fix the late rank's extra work (input pipeline, "
                                "uneven batch, host-bound dispatch) first.",

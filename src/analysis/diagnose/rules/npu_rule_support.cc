@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -167,6 +168,55 @@ std::vector<uint32_t> HostSlicesNamed(const DiagnosisContext& ctx, std::initiali
     }
   }
   return rows;
+}
+
+bool IsHcclOpName(std::string_view name) {
+  return name.size() >= 4 && (name.substr(0, 4) == "hcom" || name.substr(0, 4) == "HCOM");
+}
+
+std::vector<CommOpWait> CommOpWaits(const DiagnosisContext& ctx, const ArgReader& args) {
+  const Trace& t = ctx.trace();
+  std::vector<uint32_t> ops, waits;
+  for (uint32_t r : CommunicationRows(ctx)) {
+    const std::string_view name = t.Str(t.slices.name_id[r]);
+    if (IsHcclOpName(name)) ops.push_back(r);
+    else if (name == "Notify_Wait" || args.Text(r, "task type") == "Notify_Wait") waits.push_back(r);
+  }
+  auto device_of = [&](uint32_t r) { return t.tracks.device[Index(t.slices.track_id[r])]; };
+  std::vector<CommOpWait> out;
+  size_t w = 0;  // both lists are sorted by start
+  for (uint32_t op : ops) {
+    CommOpWait ow;
+    ow.op_row = op;
+    const int64_t start = t.slices.ts_ns[op], end = t.slice_end(op);
+    while (w < waits.size() && t.slices.ts_ns[waits[w]] < start) ++w;
+    std::map<int64_t, std::pair<int64_t, uint32_t>> by_peer;  // peer -> (longest wait, row)
+    for (size_t k = w; k < waits.size() && t.slices.ts_ns[waits[k]] <= end; ++k) {
+      const uint32_t r = waits[k];
+      if (device_of(r) != device_of(op)) continue;
+      const int64_t src = static_cast<int64_t>(args.Number(r, "src rank").value_or(-1));
+      int64_t peer = static_cast<int64_t>(args.Number(r, "dst rank").value_or(-1));
+      const int64_t self = t.tracks.rank[Index(t.slices.track_id[r])];
+      if (peer < 0 || peer == self || peer >= (int64_t{1} << 31)) peer = src;
+      auto& best = by_peer[peer];
+      if (t.slices.dur_ns[r] >= best.first) best = {t.slices.dur_ns[r], r};
+    }
+    if (!by_peer.empty()) {
+      std::vector<int64_t> longest;
+      for (const auto& [peer, wr] : by_peer) {
+        longest.push_back(wr.first);
+        if (wr.first > ow.max_wait_ns || ow.late_peer < 0) {
+          ow.max_wait_ns = wr.first;
+          ow.late_peer = peer;
+          ow.wait_row = wr.second;
+        }
+      }
+      std::sort(longest.begin(), longest.end());
+      ow.median_wait_ns = longest[(longest.size() - 1) / 2];
+    }
+    out.push_back(ow);
+  }
+  return out;
 }
 
 std::optional<int64_t> DeviceFreeNs(const DiagnosisContext& ctx) {

@@ -85,6 +85,20 @@ std::vector<uint32_t> HostSlicesNamed(const DiagnosisContext& ctx, std::initiali
 // Total device time the Overlap Analysis marks Free in the analysed steps; nullopt without it.
 std::optional<int64_t> DeviceFreeNs(const DiagnosisContext& ctx);
 
+// One HCCL op (a communication-track slice named "hcom*") and how long it waited for each peer:
+// its Notify_Wait tasks (same device, starting inside the op) by peer rank ("dst rank", or
+// "src rank" when dst is this rank). A peer that signals late shows as one long wait.
+struct CommOpWait {
+  uint32_t op_row = 0;
+  int64_t late_peer = -1;        // the peer waited for longest, -1 when the op has no waits
+  int64_t max_wait_ns = 0;       // that wait
+  int64_t median_wait_ns = 0;    // the median over peers of each peer's longest wait
+  uint32_t wait_row = 0;         // the Notify_Wait task of max_wait_ns
+  int64_t excess_ns() const { return max_wait_ns - median_wait_ns; }
+};
+bool IsHcclOpName(std::string_view name);
+std::vector<CommOpWait> CommOpWaits(const DiagnosisContext& ctx, const ArgReader& args);
+
 // Sum of the durations of `rows`' slices that start inside [start, end).
 int64_t SumInside(const Trace& trace, const std::vector<uint32_t>& rows, int64_t start, int64_t end);
 

@@ -40,6 +40,11 @@ class NpuRulesTest : public ::testing::Test {
                b_->ChildTrack(b_->DeviceTrack(0), TrackKind::kAnalysis, b_->Intern(name));
   }
   void Overlap(std::string_view name, int64_t ts, int64_t dur) { Add(Analysis(name), ts, dur, name); }
+  // An HCCL Notify_Wait of rank 0 on `peer`'s notify.
+  void NotifyWait(int64_t ts, int64_t dur, int64_t peer) {
+    Add(plane_, ts, dur, "Notify_Wait",
+        {{"task type", S("Notify_Wait")}, {"src rank", Value::Int(0)}, {"dst rank", Value::Int(peer)}});
+  }
   // A kernel task with kernel_details-style args.
   SliceId Kernel(int64_t ts, int64_t dur, std::string_view type, std::string_view core = "AI_VECTOR_CORE",
                  Args extra = {}) {
@@ -82,14 +87,19 @@ TEST_F(NpuRulesTest, ExposedCommunicationFromOverlapAnalysis) {
   Overlap("Communication(Not Overlapped)", 3000, 6000);
   Overlap("Free", 9000, 1000);
   Add(group_, 3000, 6000, "hcom_allReduce__1_0_1", {{"comm.synchronization_time_ns", Value::Int(4000)}});
+  NotifyWait(3010, 100, 1);
+  NotifyWait(3020, 4100, 2);  // rank 2 signals late: 4000 beyond the median peer
+  NotifyWait(3030, 100, 3);
   std::vector<Finding> out = Run(MakeNpuExposedCommunicationRule());
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].category, Category::kExposedCommunication);
   // Stage = 10000 - 1000; exposed 6000.
   EXPECT_NEAR(Metric(out[0], "exposed_comm_fraction"), 6000.0 / 9000.0, 1e-9);
   EXPECT_EQ(out[0].cost_total_ns, 6000);
-  // Saving: computing not overlapped (2000) + synchronization (4000), capped at 6000.
+  // Saving: computing not overlapped (2000) + the late peer's excess wait (4000), capped at 6000.
   EXPECT_EQ(out[0].saving_ns, 6000);
+  EXPECT_EQ(Metric(out[0], "late_peer_rank"), 2);
+  EXPECT_EQ(Metric(out[0], "late_peer_wait_ns"), 4000);
   EXPECT_EQ(out[0].events[0].name, "ProfilerStep#1");
   EXPECT_EQ(out[0].events[1].name, "hcom_allReduce__1_0_1");
   EXPECT_NEAR(out[0].confidence_terms.magnitude, 1 - 0.1 / (6000.0 / 9000.0), 1e-9);
@@ -302,6 +312,36 @@ TEST_F(NpuRulesTest, SlowRankInAMergedTrace) {
 TEST_F(NpuRulesTest, OneRankHasNoSlowRank) {
   b_->tracks().rank[Index(npu_)] = 0;
   Kernel(0, 1000, "MatMul");
+  EXPECT_TRUE(Run(MakeSlowRankRule()).empty());
+}
+
+TEST_F(NpuRulesTest, LatePeerFromNotifyWaitsInOneRanksTrace) {
+  b_->tracks().rank[Index(npu_)] = 0;
+  Add(cpu_, 0, 100000, "ProfilerStep#1");
+  Kernel(100, 1000, "MatMul");
+  for (int op = 0; op < 3; ++op) {
+    const int64_t ts = 10000 + op * 20000;
+    Add(group_, ts, 15000, "hcom_allReduce__1_" + std::to_string(op) + "_1");
+    NotifyWait(ts + 10, 50, 1);
+    NotifyWait(ts + 20, op == 2 ? 60 : 10050, 2);  // rank 2 late in two of three ops
+    NotifyWait(ts + 30, 40, 3);
+  }
+  std::vector<Finding> out = Run(MakeSlowRankRule());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].category, Category::kSlowRank);
+  EXPECT_EQ(Metric(out[0], "late_rank"), 2);
+  EXPECT_EQ(Metric(out[0], "late_wait_ns"), 2 * (10050 - 50) + (60 - 50));
+  EXPECT_EQ(Metric(out[0], "ops_late"), 3);
+  EXPECT_EQ(out[0].events[0].name, "Notify_Wait");
+}
+
+TEST_F(NpuRulesTest, EvenPeersAreNotSlow) {
+  Add(cpu_, 0, 100000, "ProfilerStep#1");
+  Kernel(100, 1000, "MatMul");
+  Add(group_, 10000, 15000, "hcom_allReduce__1_0_1");
+  NotifyWait(10010, 50, 1);
+  NotifyWait(10020, 60, 2);
+  NotifyWait(10030, 40, 3);
   EXPECT_TRUE(Run(MakeSlowRankRule()).empty());
 }
 
