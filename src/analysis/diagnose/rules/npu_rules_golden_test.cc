@@ -35,6 +35,9 @@ void Print(const Diagnosis& d) {
   for (const Finding& f : d.findings) {
     std::printf("  [%s] %-26s conf %.2f saving %8.3f ms cost %8.3f ms  %s\n", std::string(CategoryId(f.category)).c_str(),
                 f.rule.c_str(), f.confidence, f.saving_ns / 1e6, f.cost_total_ns / 1e6, f.title.c_str());
+    std::string line;
+    for (const FindingMetric& m : f.metrics) line += " " + m.name + "=" + std::to_string(m.value);
+    std::printf("      metrics:%s\n", line.c_str());
   }
 }
 
