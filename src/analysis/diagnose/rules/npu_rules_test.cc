@@ -291,6 +291,39 @@ TEST_F(NpuRulesTest, LayoutConversionFromTaskNamesWithoutKernelTable) {
   EXPECT_EQ(out[0].saving_ns, 0);
 }
 
+TEST_F(NpuRulesTest, OptimizerFromPythonFramesWithoutRecordFunction) {
+  Add(cpu_, 0, 100000, "ProfilerStep#1");
+  Add(cpu_, 50000, 20000, "torch/optim/adamw.py(150): step");
+  for (int i = 0; i < 9; ++i)
+    Add(cpu_, 50100 + i * 2000, 1500, i % 3 == 0 ? "aten::mul_" : (i % 3 == 1 ? "aten::addcdiv_" : "aten::sqrt"));
+  Kernel(60000, 100, "Mul");
+  std::vector<Finding> out = Run(MakeNpuAffinityApiRule());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Metric(out[0], "optimizer_ops"), 9);
+  EXPECT_EQ(Metric(out[0], "optimizer_op_kinds"), 3);
+  EXPECT_NE(out[0].suggestions[0].snippet.find("torch_npu.optim.NpuFusedAdamW("), std::string::npos);
+}
+
+TEST_F(NpuRulesTest, EnvConfigAllocatorWeighedByFragmentation) {
+  b_->SetMetadataString("environment", R"({"PYTORCH_NPU_ALLOC_CONF":"","ACLNN_CACHE_LIMIT":"100000"})");
+  const TrackId reserved =
+      b_->ChildTrack(b_->DeviceTrack(0), TrackKind::kCounter, b_->Intern("PTA Total Reserved(MB)"));
+  const TrackId allocated =
+      b_->ChildTrack(b_->DeviceTrack(0), TrackKind::kCounter, b_->Intern("PTA Total Allocated(MB)"));
+  b_->AddCounter(reserved, 100, 400);
+  b_->AddCounter(allocated, 100, 380);
+  b_->AddCounter(reserved, 200, 1000);  // peak reserved: half of it unallocated
+  b_->AddCounter(allocated, 150, 500);
+  b_->AddCounter(allocated, 300, 900);  // after the peak: not used
+  Kernel(100, 100, "Add");
+  std::vector<Finding> out = Run(MakeNpuEnvConfigRule());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_NEAR(Metric(out[0], "memory_fragmentation_at_peak"), 0.5, 1e-9);
+  EXPECT_NEAR(out[0].confidence_terms.magnitude, 1 - 0.05 / 0.5, 1e-9);
+  EXPECT_EQ(out[0].suggestions[0].snippet, "export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True");
+  EXPECT_EQ(out[0].saving_ns, 0);  // memory, not time
+}
+
 TEST_F(NpuRulesTest, SlowRankInAMergedTrace) {
   auto stream_of_rank = [&](int64_t rank, int64_t device) {
     TrackId t = b_->StreamTrack(TrackKind::kNpuStream, device, 2);
