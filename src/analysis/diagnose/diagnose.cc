@@ -11,6 +11,7 @@ Diagnosis Diagnose(const Trace& trace, const DiagnoseOptions& options) {
   DiagnosisContext ctx(trace, options);
   Diagnosis d;
   for (const std::unique_ptr<Rule>& rule : AllRules()) {
+    ++d.rules_run;
     const size_t before = d.findings.size();
     rule->Run(ctx, d.findings);
     for (size_t i = before; i < d.findings.size(); ++i) d.findings[i].rule = std::string(rule->name());
@@ -23,6 +24,8 @@ Diagnosis Diagnose(const Trace& trace, const DiagnoseOptions& options) {
   d.content_hash = ctx.content_hash();
   d.device = ctx.device_kind();
   d.problem = options.problem;
+  d.threshold_text = options.threshold_text;
+  d.source_format = trace.MetadataText(meta::kSourceFormat);
   d.span_ns = ctx.span_ns();
   const std::vector<Step>& steps = ctx.steps();
   d.step_count = static_cast<int64_t>(steps.size());

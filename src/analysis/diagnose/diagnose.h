@@ -27,6 +27,11 @@ struct Diagnosis {
   int64_t step_count = 0;
   int64_t step_mean_ns = 0;
   std::vector<std::string> notes;  // what could not be analysed and why
+  // Set by the caller (the CLI) for the report; Diagnose() fills threshold_text from the options.
+  std::string trace_path;
+  std::string source_format;
+  std::string threshold_text;
+  int64_t rules_run = 0;
 };
 
 Diagnosis Diagnose(const Trace& trace, const DiagnoseOptions& options);

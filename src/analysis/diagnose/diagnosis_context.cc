@@ -113,6 +113,104 @@ uint64_t DiagnosisContext::content_hash() const {
   return *content_hash_;
 }
 
+const std::vector<StepBreakdown>& DiagnosisContext::step_breakdown() const {
+  if (!step_breakdown_) step_breakdown_ = ComputeStepBreakdown(trace_, steps(), device_intervals(), main_thread());
+  return *step_breakdown_;
+}
+
+const std::vector<uint32_t>& DiagnosisContext::device_rows() const {
+  if (!device_rows_) {
+    device_rows_.emplace();
+    const DeviceWorkClassifier& classify = device_work();
+    for (uint32_t track = 0; track < trace_.tracks.size(); ++track) {
+      if (!IsDeviceTrack(trace_.tracks.kind[track])) continue;
+      auto [b, e] = trace_.track_slices(TrackId{track});
+      for (uint32_t r = b; r < e; ++r)
+        if (InWindow(r) && trace_.slices.dur_ns[r] >= 0 && classify(r) != DeviceWork::kNone) device_rows_->push_back(r);
+    }
+    const auto& ts = trace_.slices.ts_ns;
+    std::stable_sort(device_rows_->begin(), device_rows_->end(), [&](uint32_t a, uint32_t b) { return ts[a] < ts[b]; });
+  }
+  return *device_rows_;
+}
+
+const std::vector<uint32_t>& DiagnosisContext::host_op_rows() const {
+  if (!host_op_rows_) {
+    host_op_rows_.emplace();
+    const SliceTable& s = trace_.slices;
+    const std::optional<StringId> cpu_op = trace_.strings.Find("cpu_op");
+    bool has_cpu_op = false;
+    for (uint32_t r = 0; cpu_op && r < s.size() && !has_cpu_op; ++r)
+      has_cpu_op = s.category_id[r] == *cpu_op && trace_.tracks.kind[Index(s.track_id[r])] == TrackKind::kThread;
+    std::vector<int8_t> is_step(trace_.strings.size(), -1);
+    for (uint32_t track = 0; track < trace_.tracks.size(); ++track) {
+      if (trace_.tracks.kind[track] != TrackKind::kThread) continue;
+      auto [b, e] = trace_.track_slices(TrackId{track});
+      for (uint32_t r = b; r < e; ++r) {
+        if (!InWindow(r) || s.dur_ns[r] < 0) continue;
+        if (has_cpu_op && s.category_id[r] != *cpu_op) continue;
+        int8_t& step = is_step[Index(s.name_id[r])];
+        if (step < 0) step = trace_.Str(s.name_id[r]).starts_with("ProfilerStep#") ? 1 : 0;
+        if (step == 0) host_op_rows_->push_back(r);
+      }
+    }
+  }
+  return *host_op_rows_;
+}
+
+const std::vector<int64_t>& DiagnosisContext::self_ns() const {
+  if (!self_ns_) {
+    const SliceTable& s = trace_.slices;
+    self_ns_.emplace(s.size());
+    std::vector<int64_t>& self = *self_ns_;
+    for (size_t r = 0; r < s.size(); ++r) self[r] = std::max<int64_t>(0, s.dur_ns[r]);
+    for (size_t r = 0; r < s.size(); ++r)
+      if (s.parent_id[r] != kNoSlice) self[Index(s.parent_id[r])] -= std::max<int64_t>(0, s.dur_ns[r]);
+    for (int64_t& v : self) v = std::max<int64_t>(0, v);
+  }
+  return *self_ns_;
+}
+
+std::optional<TrackId> DiagnosisContext::main_thread() const {
+  if (!main_thread_) {
+    main_thread_.emplace();
+    if (!steps().empty() && steps().front().slice_row < trace_.slices.size()) {
+      *main_thread_ = trace_.slices.track_id[steps().front().slice_row];
+    } else {
+      int64_t best = -1;
+      for (uint32_t track = 0; track < trace_.tracks.size(); ++track) {
+        if (trace_.tracks.kind[track] != TrackKind::kThread) continue;
+        auto [b, e] = trace_.track_slices(TrackId{track});
+        int64_t total = 0;
+        for (uint32_t r = b; r < e; ++r)
+          if (trace_.slices.depth[r] == 0 && InWindow(r)) total += std::max<int64_t>(0, trace_.slices.dur_ns[r]);
+        if (total > best) {
+          best = total;
+          *main_thread_ = TrackId{track};
+        }
+      }
+    }
+  }
+  return *main_thread_;
+}
+
+const std::vector<Step>& DiagnosisContext::steps_or_span() const {
+  if (!steps_or_span_) {
+    steps_or_span_ = steps();
+    if (steps_or_span_->empty()) {
+      Step s;
+      s.id = -1;
+      s.start_ns = span_start_ns();
+      s.dur_ns = span_ns();
+      s.name = "whole trace";
+      s.source = StepSource::kRepeatedSpan;
+      s.slice_row = UINT32_MAX;
+      steps_or_span_->push_back(s);
+    }
+  }
+  return *steps_or_span_;
+}
+
 EvidenceEvent DiagnosisContext::EventRef(uint32_t row, std::string note) const {
   EvidenceEvent e;
   e.name = std::string(trace_.Str(trace_.slices.name_id[row]));

@@ -22,6 +22,7 @@
 #include "analysis/diagnose/finding.h"
 #include "analysis/gpu_timeline.h"
 #include "analysis/op_stats.h"
+#include "analysis/step_breakdown.h"
 #include "analysis/step_detector.h"
 #include "analysis/time_window.h"
 #include "model/trace.h"
@@ -72,6 +73,24 @@ class DiagnosisContext {
   const DeviceWorkClassifier& device_work() const;
   DeviceKind device_kind() const;
 
+  // Per-step breakdown of wall time (step_breakdown.h), one per steps() entry.
+  const std::vector<StepBreakdown>& step_breakdown() const;
+  // Device work slices (device_work.h says which) starting inside the window, sorted by start
+  // (all devices and streams together).
+  const std::vector<uint32_t>& device_rows() const;
+  // Host operator slices starting inside the window, by the rule of op_stats.h (category cpu_op
+  // when the trace has it, else every host thread slice; ProfilerStep#N left out), grouped by
+  // track and sorted by start within a track.
+  const std::vector<uint32_t>& host_op_rows() const;
+  // Self time of every slice (duration minus its direct children's, never below 0), by row.
+  const std::vector<int64_t>& self_ns() const;
+  // The thread the steps run on (the first step's track), else the host thread with the most
+  // top-level time; nullopt when there is no host thread.
+  std::optional<TrackId> main_thread() const;
+  // Steps, or when the trace has none one pseudo-step spanning the analysed span (id -1), so
+  // per-step rules also work on a trace without step markers.
+  const std::vector<Step>& steps_or_span() const;
+
   // Order-independent hash of the trace's content (slice names, start offsets from the trace
   // start and durations), the same after convert/re-import; cited with every finding's events.
   uint64_t content_hash() const;
@@ -91,6 +110,12 @@ class DiagnosisContext {
   mutable std::optional<std::vector<StepGpuTimeline>> device_timeline_per_step_;
   mutable std::unique_ptr<DeviceWorkClassifier> device_work_;
   mutable std::optional<uint64_t> content_hash_;
+  mutable std::optional<std::vector<StepBreakdown>> step_breakdown_;
+  mutable std::optional<std::vector<uint32_t>> device_rows_;
+  mutable std::optional<std::vector<uint32_t>> host_op_rows_;
+  mutable std::optional<std::vector<int64_t>> self_ns_;
+  mutable std::optional<std::optional<TrackId>> main_thread_;
+  mutable std::optional<std::vector<Step>> steps_or_span_;
 };
 
 }  // namespace cprof
