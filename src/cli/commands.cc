@@ -5,7 +5,7 @@ namespace cprof::cli {
 
 std::vector<Command> AddAllCommands(CLI::App& root) {
   return {AddSummaryCommand(root), AddInfoCommand(root), AddConvertCommand(root), AddMetricsCommand(root),
-          AddValidateCommand(root), AddCompareCommand(root), AddVisualizeCommand(root),
+          AddValidateCommand(root), AddCompareCommand(root), AddDiagnoseCommand(root), AddVisualizeCommand(root),
           AddClusterCommand(root), AddTraceCommand(root), AddTuneCommand(root)};
 }
 

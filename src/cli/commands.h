@@ -17,6 +17,7 @@ Command AddCompareCommand(CLI::App& root);   // compare_command.cc
 Command AddVisualizeCommand(CLI::App& root);  // visualize_command.cc
 Command AddTuneCommand(CLI::App& root);       // tune_command.cc
 Command AddClusterCommand(CLI::App& root);    // cluster_command.cc
+Command AddDiagnoseCommand(CLI::App& root);   // diagnose_command.cc
 
 // Every subcommand, in the order `--help` lists them.
 std::vector<Command> AddAllCommands(CLI::App& root);

@@ -1,12 +1,113 @@
-// Guidance from a diagnosis: not available until the diagnose command defines its report.
+// Guidance from a diagnosis: finding categories -> tunable knobs (diagnosis_guidance.h).
 #include "tune/diagnosis_guidance.h"
 
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <yaml-cpp/yaml.h>
+
 namespace cprof::tune {
+namespace {
+
+Parameter Categorical(std::string name, std::vector<Value> values) {
+  Parameter p;
+  p.name = std::move(name);
+  p.type = ParamType::kCategorical;
+  p.default_value = values.front();
+  p.values = std::move(values);
+  return p;
+}
+
+Parameter Ordinal(std::string name, std::vector<Value> values, Value def) {
+  Parameter p;
+  p.name = std::move(name);
+  p.type = ParamType::kOrdinal;
+  p.values = std::move(values);
+  p.default_value = std::move(def);
+  return p;
+}
+
+// The knobs a category suggests; the first value (or the given default) is today's behaviour.
+std::vector<Parameter> KnobsFor(const std::string& category) {
+  if (category == "layout_conversion") return {Categorical("memory_format", {"contiguous_format", "channels_last"})};
+  if (category == "thread_oversubscription") {
+    const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
+    std::vector<Value> threads;
+    for (int64_t n = 1; n < cores; n *= 2) threads.emplace_back(n);
+    threads.emplace_back(cores);
+    return {Ordinal("num_threads", threads, cores)};
+  }
+  if (category == "memory_churn" || category == "memory_fragmentation" || category == "env_config")
+    return {Categorical("alloc_conf", {"", "expandable_segments:True", "max_split_size_mb:128",
+                                       "garbage_collection_threshold:0.8"})};
+  if (category == "launch_overhead" || category == "fusion_candidate")
+    return {Categorical("compile_mode", {"none", "default", "reduce-overhead", "max-autotune"})};
+  if (category == "dataloader" || category == "host_gap")
+    return {Ordinal("num_workers", {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}}, int64_t{0}),
+            Categorical("pin_memory", {int64_t{0}, int64_t{1}})};
+  if (category == "affinity_api") return {Categorical("optimizer_impl", {"for_loop", "foreach", "fused"})};
+  return {};
+}
+
+}  // namespace
+
+StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return InvalidInput("--from_diagnosis {}: not valid YAML or JSON: line {}: {}", source, e.mark.line + 1, e.msg);
+  }
+  if (!root.IsMap() || !root["findings"] || !(root["findings"].IsSequence() || root["findings"].IsNull()))
+    return InvalidInput("--from_diagnosis {}: not a diagnosis report (no `findings` list)", source);
+  struct Suggested {
+    Parameter param;
+    double confidence;
+    std::string why;
+  };
+  std::vector<Suggested> knobs;
+  try {
+    for (const YAML::Node& f : root["findings"]) {
+      if (!f.IsMap() || !f["category"]) continue;
+      const double confidence = f["confidence"] ? f["confidence"].as<double>() : 0.0;
+      if (confidence < kMinGuidanceConfidence) continue;
+      const std::string category = f["category"].as<std::string>();
+      const std::string title = f["title"] ? f["title"].as<std::string>() : category;
+      for (Parameter& p : KnobsFor(category)) {
+        auto it = std::find_if(knobs.begin(), knobs.end(), [&](const Suggested& s) { return s.param.name == p.name; });
+        const std::string why = category + ": " + title;
+        if (it == knobs.end()) {
+          knobs.push_back({std::move(p), confidence, why});
+        } else if (confidence > it->confidence) {
+          it->confidence = confidence;
+          it->why = why;
+        }
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    return InvalidInput("--from_diagnosis {}: line {}: {}", source, e.mark.line + 1, e.msg);
+  }
+  if (knobs.empty())
+    return Unavailable("--from_diagnosis {}: no finding with confidence >= {} suggests a tunable knob; give the space "
+                       "with --space",
+                       source, kMinGuidanceConfidence);
+  DiagnosisGuidance g;
+  for (Suggested& k : knobs) {
+    g.start[k.param.name] = *k.param.default_value;
+    g.why[k.param.name] = k.why;
+    g.space.params.push_back(std::move(k.param));
+  }
+  return g;
+}
 
 StatusOr<DiagnosisGuidance> LoadDiagnosisGuidance(const std::string& report_path) {
-  return Unavailable("--from_diagnosis {}: reading diagnosis reports needs the `diagnose` command's report "
-                     "schema, which this build does not have yet; give the space with --space",
-                     report_path);
+  std::ifstream in(report_path, std::ios::binary);
+  if (!in) return NotFound("--from_diagnosis {}: cannot open the diagnosis report", report_path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return ParseDiagnosisGuidance(buf.str(), report_path);
 }
 
 }  // namespace cprof::tune

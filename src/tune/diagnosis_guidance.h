@@ -1,12 +1,19 @@
-// Guidance from a diagnosis: the seam through which `tune --from_diagnosis` will turn the
-// diagnose command's findings into a search space and a starting point (layout conversion ->
-// memory format; oversubscription -> thread counts; memory churn -> allocator settings; launch
-// overhead -> fusion/compile switches) and write the choice as runtime_adjustment.yaml.
+// Guidance from a diagnosis: the seam through which `tune --from_diagnosis` turns the diagnose
+// command's findings into a search space and a starting point (layout conversion -> memory
+// format; oversubscription -> thread counts; memory churn/fragmentation and env_config ->
+// allocator settings; launch overhead and fusion candidates -> compile switches; dataloader and
+// host gaps -> loader workers; affinity_api -> the optimizer implementation) and writes the choice
+// as runtime_adjustment.yaml.
 //
 //   ASSIGN_OR_RETURN(DiagnosisGuidance g, LoadDiagnosisGuidance("root_cause_report.yaml"));
+//   for (const Parameter& p : g.space.params) use(p.name, g.why[p.name]);
 //
-// The diagnosis report's schema belongs to the diagnose issue; until it lands this returns
-// kUnavailable with a message that says so, and nothing else in the tuner depends on it.
+// Reads the diagnose report (YAML or JSON; schema in the README's "diagnose" section): each
+// finding's `category` and `confidence`. Findings below kMinGuidanceConfidence are ignored (a weak
+// finding should not steer a study); a knob suggested by several findings appears once, its `why`
+// naming the most confident one. Each knob's default is today's behaviour, so the first trial is
+// the baseline. kNotFound when the file cannot be opened; kInvalidInput for a malformed report;
+// kUnavailable when no finding maps to a tunable knob (then give --space).
 #pragma once
 
 #include <map>
@@ -17,6 +24,8 @@
 
 namespace cprof::tune {
 
+inline constexpr double kMinGuidanceConfidence = 0.3;
+
 struct DiagnosisGuidance {
   SpaceDefinition space;                    // parameters suggested by the findings
   std::map<std::string, Value> start;       // the configuration to evaluate first
@@ -24,5 +33,6 @@ struct DiagnosisGuidance {
 };
 
 StatusOr<DiagnosisGuidance> LoadDiagnosisGuidance(const std::string& report_path);
+StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, const std::string& source);
 
 }  // namespace cprof::tune

@@ -82,6 +82,14 @@ void ParseEvidence(const YAML::Node& n, MapFinding* f) {
     std::string key = kv.first.as<std::string>();
     if ((key == "events" || key == "top_events") && kv.second.IsSequence()) {
       for (const auto& item : kv.second) f->evidence.push_back(ParseEvent(item));
+    } else if (key == "metrics" && kv.second.IsSequence()) {  // diagnose's [{name, value, unit}]
+      for (const auto& m : kv.second) {
+        if (!m.IsMap() || !m["name"] || !m["value"]) continue;
+        if (!metrics.empty()) metrics += ", ";
+        metrics += m["name"].as<std::string>() + "=" + m["value"].as<std::string>();
+        if (m["unit"] && m["unit"].IsScalar() && !m["unit"].as<std::string>().empty())
+          metrics += " " + m["unit"].as<std::string>();
+      }
     } else if (kv.second.IsScalar()) {
       if (!metrics.empty()) metrics += ", ";
       metrics += key + "=" + kv.second.as<std::string>();

@@ -40,7 +40,7 @@ struct MapFinding {
 // map with a `findings` list (or a bare list); per finding `id`, `category`, `title`,
 // `confidence`, `saving_ns` (or `estimated_saving_ns`), `description` (or `summary`), and
 // `evidence`: a list of events, or a map whose `events` (or `top_events`) list holds them and
-// whose other scalar entries are metrics. Per event `name`, `track` (or `track_path`), `ts_ns`
+// whose other scalar entries (or a `metrics` list of {name, value, unit}) are metrics. Per event `name`, `track` (or `track_path`), `ts_ns`
 // (or `start_ns`), `dur_ns`, `slice_id`. Unknown keys become the event's note. kInvalidInput
 // names the file and the problem.
 StatusOr<std::vector<MapFinding>> LoadFindingsFile(const std::string& path);

@@ -26,7 +26,8 @@ constexpr double kThreshold = 0.2;
 constexpr int64_t kGapNs = 50'000;  // 50 us: longer than any launch latency
 constexpr double kRecoverable = 0.5;
 
-// The innermost slice on the main host thread that covers `ts`.
+// The outermost slice on the main host thread that covers `ts` (below the step): the operator or
+// phase the host was in, e.g. the optimizer step or a module's forward.
 std::optional<uint32_t> HostSliceAt(const DiagnosisContext& ctx, int64_t ts) {
   const std::optional<TrackId> main = ctx.main_thread();
   if (!main) return std::nullopt;
@@ -39,7 +40,7 @@ std::optional<uint32_t> HostSliceAt(const DiagnosisContext& ctx, int64_t ts) {
   for (uint32_t r = last, seen = 0; r-- > b && seen < 4096; ++seen) {
     if (t.slice_end(r) <= ts) continue;
     if (t.Str(t.slices.name_id[r]).starts_with("ProfilerStep#")) continue;
-    if (!best || t.slices.depth[r] > t.slices.depth[*best]) best = r;
+    if (!best || t.slices.depth[r] < t.slices.depth[*best]) best = r;
     if (t.slices.depth[r] == 0) break;
   }
   return best;
@@ -124,7 +125,7 @@ class DeviceIdleRule final : public Rule {
                                  [&](uint32_t r, int64_t ts) { return t.slices.ts_ns[r] < ts; });
       if (it == rows.end()) continue;
       f.events.push_back(ctx.EventRef(*it, fmt::format("device idle {} before it", rules::FormatNs(gaps[i].end - gaps[i].start))));
-      // What the host's main thread was doing in the middle of the gap (its innermost slice).
+      // What the host's main thread was doing in the middle of the gap.
       if (const std::optional<uint32_t> host = HostSliceAt(ctx, (gaps[i].start + gaps[i].end) / 2))
         f.events.push_back(ctx.EventRef(*host, fmt::format("the host was in this during a {} device gap",
                                                            rules::FormatNs(gaps[i].end - gaps[i].start))));

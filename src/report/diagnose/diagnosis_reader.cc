@@ -1,0 +1,127 @@
+// Reading a diagnosis report back (diagnosis_reader.h).
+#include "report/diagnose/diagnosis_reader.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "report/diagnose/diagnosis_json.h"
+
+namespace cprof {
+namespace {
+
+template <typename T>
+T Get(const YAML::Node& n, const char* key, T fallback) {
+  const YAML::Node v = n[key];
+  if (!v || !v.IsScalar()) return fallback;
+  return v.as<T>();
+}
+
+std::string Str(const YAML::Node& n, const char* key) { return Get<std::string>(n, key, ""); }
+
+Status ParseFinding(const YAML::Node& n, size_t index, const std::string& source, Finding* f) {
+  if (!n.IsMap()) return InvalidInput("{}: finding {} is not a map", source, index + 1);
+  const std::string category = Str(n, "category");
+  std::optional<Category> c = CategoryFromId(category);
+  if (!c) return InvalidInput("{}: finding {}: unknown category '{}'", source, index + 1, category);
+  f->category = *c;
+  f->rule = Str(n, "rule");
+  f->title = Str(n, "title");
+  f->summary = Str(n, "summary");
+  f->device = Str(n, "device");
+  f->confidence = Get<double>(n, "confidence", 0);
+  if (const YAML::Node t = n["confidence_terms"]; t && t.IsMap()) {
+    f->confidence_terms.magnitude = Get<double>(t, "magnitude", 0);
+    f->confidence_terms.support = Get<double>(t, "support", 0);
+    f->confidence_terms.consistency = Get<double>(t, "consistency", 1);
+    f->confidence_terms.specificity = Get<double>(t, "specificity", 1);
+  }
+  f->cost_per_step_ns = Get<int64_t>(n, "cost_per_step_ns", 0);
+  f->cost_total_ns = Get<int64_t>(n, "cost_total_ns", 0);
+  f->saving_ns = Get<int64_t>(n, "saving_ns", 0);
+  f->saving_method = Str(n, "saving_method");
+  if (const YAML::Node ev = n["evidence"]; ev && ev.IsMap()) {
+    if (const YAML::Node ms = ev["metrics"]; ms && ms.IsSequence()) {
+      for (const YAML::Node& m : ms) f->metrics.push_back({Str(m, "name"), Get<double>(m, "value", 0), Str(m, "unit")});
+    }
+    if (const YAML::Node es = ev["events"]; es && es.IsSequence()) {
+      for (const YAML::Node& e : es) {
+        EvidenceEvent x;
+        x.name = Str(e, "name");
+        x.track_path = Str(e, "track_path");
+        x.ts_ns = Get<int64_t>(e, "ts_ns", 0);
+        x.dur_ns = Get<int64_t>(e, "dur_ns", 0);
+        if (e["slice_id"] && e["slice_id"].IsScalar()) x.slice_row = e["slice_id"].as<uint32_t>();
+        x.note = Str(e, "note");
+        f->events.push_back(std::move(x));
+      }
+    }
+  }
+  if (const YAML::Node ss = n["suggestions"]; ss && ss.IsSequence()) {
+    for (const YAML::Node& s : ss) f->suggestions.push_back({Str(s, "text"), Str(s, "kind"), Str(s, "snippet")});
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<Diagnosis> ParseDiagnosis(const std::string& text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return InvalidInput("{}: not valid YAML or JSON: line {}, column {}: {}", source, e.mark.line + 1,
+                        e.mark.column + 1, e.msg);
+  }
+  if (!root.IsMap()) return InvalidInput("{}: a diagnosis report is a map with `findings`", source);
+  if (const std::string kind = Str(root, "kind"); !kind.empty() && kind != "diagnosis")
+    return InvalidInput("{}: this is a '{}' document, not a diagnosis report", source, kind);
+  Diagnosis d;
+  try {
+    d.trace_path = Str(root, "trace");
+    d.source_format = Str(root, "source_format");
+    if (const std::string h = Str(root, "content_hash"); !h.empty() && !ParseContentHash(h, &d.content_hash))
+      return InvalidInput("{}: content_hash '{}' is not a hex number", source, h);
+    const std::string device = Str(root, "device");
+    d.device = device == "gpu" ? DeviceKind::kGpu : device == "npu" ? DeviceKind::kNpu : DeviceKind::kCpu;
+    const std::string problem = Str(root, "problem");
+    if (!problem.empty()) {
+      std::optional<Problem> p = ProblemFromId(problem);
+      if (!p) return InvalidInput("{}: unknown problem '{}'", source, problem);
+      d.problem = *p;
+    }
+    d.threshold_text = Str(root, "threshold");
+    d.span_ns = Get<int64_t>(root, "span_ns", 0);
+    if (const YAML::Node s = root["steps"]; s && s.IsMap()) {
+      d.step_count = Get<int64_t>(s, "count", 0);
+      d.step_mean_ns = Get<int64_t>(s, "mean_ns", 0);
+    }
+    d.rules_run = Get<int64_t>(root, "rules_run", 0);
+    if (const YAML::Node notes = root["notes"]; notes && notes.IsSequence())
+      for (const YAML::Node& n : notes) d.notes.push_back(n.as<std::string>());
+    const YAML::Node findings = root["findings"];
+    if (!findings) return InvalidInput("{}: no `findings` list: not a diagnosis report", source);
+    if (!findings.IsSequence() && !findings.IsNull()) return InvalidInput("{}: `findings` must be a list", source);
+    if (findings.IsSequence()) {
+      for (size_t i = 0; i < findings.size(); ++i) {
+        Finding f;
+        RETURN_IF_ERROR(ParseFinding(findings[i], i, source, &f));
+        d.findings.push_back(std::move(f));
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    return InvalidInput("{}: line {}: {}", source, e.mark.line + 1, e.msg);
+  }
+  return d;
+}
+
+StatusOr<Diagnosis> LoadDiagnosis(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("{}: cannot open the diagnosis report", path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return ParseDiagnosis(buf.str(), path);
+}
+
+}  // namespace cprof

@@ -1,0 +1,62 @@
+// Guidance from a diagnose report: categories map to knobs, weak findings are ignored.
+#include "tune/diagnosis_guidance.h"
+
+#include <gtest/gtest.h>
+
+namespace cprof::tune {
+namespace {
+
+// The shape `diagnose --output R.yaml` writes (README, "diagnose"), trimmed to what is read.
+constexpr const char* kReport = R"(schema_version: 1
+kind: diagnosis
+content_hash: "0x00ab12cd34ef5678"
+device: cpu
+findings:
+  - id: F1
+    rank: 1
+    category: layout_conversion
+    title: "18% of step time in contiguous copies"
+    confidence: 0.81
+    saving_ns: 12000000
+    evidence: {metrics: [], events: []}
+  - id: F2
+    category: fusion_candidate
+    title: "GELU decomposed into 5 ops"
+    confidence: 0.6
+  - id: F3
+    category: launch_overhead
+    title: "many tiny ops"
+    confidence: 0.7
+  - id: F4
+    category: thread_oversubscription
+    title: "weak"
+    confidence: 0.1
+  - id: F5
+    category: tail_latency
+    title: "no knob for this"
+    confidence: 0.9
+)";
+
+TEST(DiagnosisGuidanceTest, CategoriesBecomeKnobsWithTodayAsTheStart) {
+  StatusOr<DiagnosisGuidance> g = ParseDiagnosisGuidance(kReport, "r.yaml");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  ASSERT_EQ(g->space.params.size(), 2u);  // memory_format, compile_mode (once, for two findings)
+  EXPECT_EQ(g->space.params[0].name, "memory_format");
+  EXPECT_EQ(g->space.params[1].name, "compile_mode");
+  EXPECT_EQ(std::get<std::string>(g->start.at("memory_format")), "contiguous_format");
+  EXPECT_EQ(std::get<std::string>(g->start.at("compile_mode")), "none");
+  EXPECT_EQ(g->why.at("compile_mode"), "launch_overhead: many tiny ops");  // the more confident one
+  EXPECT_EQ(g->why.count("num_threads"), 0u);  // below kMinGuidanceConfidence
+  EXPECT_TRUE(SearchSpace::Create(g->space).ok());
+}
+
+TEST(DiagnosisGuidanceTest, NothingTunableOrBadInput) {
+  EXPECT_EQ(ParseDiagnosisGuidance("findings:\n  - {category: tail_latency, confidence: 0.9}\n", "t.yaml").status().code(),
+            StatusCode::kUnavailable);
+  EXPECT_EQ(ParseDiagnosisGuidance("findings: [ {", "b.yaml").status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(ParseDiagnosisGuidance("steps: 3\n", "s.yaml").status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(LoadDiagnosisGuidance("/nonexistent.yaml").status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace cprof::tune
