@@ -11,7 +11,8 @@
 //   magnitude   = 1 - 0.10 / (exposed / step time), over all steps;
 //   support     = n / (n + 3), n = communication ops in the analysed steps (each an observation);
 //   consistency = share of steps whose own exposed share exceeds 10%;
-//   specificity = 1: Overlap Analysis states directly that this time was communication only.
+//   specificity = 1: Overlap Analysis states directly that this time was communication only;
+//                 0.9 without it, from our own breakdown of the device tracks (gpu_timeline.h).
 // Saving (stated in saving_method): per step, the exposed time that could be hidden behind the
 // step's computation not yet overlapping communication (Computing - Overlapped), plus the time
 // the ops waited for their latest peer beyond the typical peer (npu::CommOpWaits: the longest
@@ -28,6 +29,7 @@
 #include "analysis/diagnose/rule.h"
 #include "analysis/diagnose/rules.h"
 #include "analysis/diagnose/rules/npu_rule_support.h"
+#include "analysis/gpu_timeline.h"
 #include "analysis/overlap_analysis.h"
 
 namespace cprof {
@@ -39,14 +41,44 @@ bool IsCommOp(const Trace& t, const npu::ArgReader& args, uint32_t row) {
   return npu::IsHcclOpName(t.Str(t.slices.name_id[row])) || args.Has(row, "comm.elapse_time_ns");
 }
 
+// Without torch_npu's Overlap Analysis (msprof exports, older torch_npu): the same four numbers
+// from our own device-time breakdown (gpu_timeline.h, which classifies NPU streams and
+// communication tracks), per step or over the whole trace.
+std::vector<StepTraceTime> FromDeviceTimeline(const DiagnosisContext& ctx) {
+  std::vector<StepTraceTime> rows;
+  auto row = [](const GpuTimeline& tl, int64_t id, int64_t start, int64_t end) {
+    StepTraceTime r;
+    r.step_id = id;
+    r.computing_ns = tl.computation_ns;
+    r.comm_not_overlapped_ns = tl.exposed_comm_ns;
+    r.communication_ns = tl.total_comm_ns;
+    r.overlapped_ns = tl.total_comm_ns - tl.exposed_comm_ns;
+    r.stage_ns = tl.total_ns;
+    r.window_start_ns = start;
+    r.window_end_ns = end;
+    return r;
+  };
+  const std::vector<Step>& steps = ctx.steps();
+  const std::vector<StepGpuTimeline>& per_step = ctx.device_timeline_per_step();
+  if (!steps.empty() && per_step.size() == steps.size()) {
+    for (size_t i = 0; i < steps.size(); ++i)
+      rows.push_back(row(per_step[i].timeline, steps[i].id, steps[i].start_ns, steps[i].end_ns()));
+  } else if (const std::optional<GpuTimeline>& tl = ctx.device_timeline(); tl && tl->total_comm_ns > 0) {
+    rows.push_back(row(*tl, -1, ctx.span_start_ns(), ctx.span_end_ns()));
+  }
+  return rows;
+}
+
 class NpuExposedCommunicationRule final : public Rule {
  public:
   std::string_view name() const override { return "npu_exposed_communication"; }
 
   void Run(const DiagnosisContext& ctx, std::vector<Finding>& out) const override {
     const Trace& t = ctx.trace();
-    if (!npu::IsNpuTrace(t) || !HasOverlapAnalysis(t)) return;
-    const std::vector<StepTraceTime> rows = ComputeStepTraceTime(t, ctx.steps());
+    if (!npu::IsNpuTrace(t)) return;
+    const bool overlap_analysis = HasOverlapAnalysis(t);
+    const std::vector<StepTraceTime> rows =
+        overlap_analysis ? ComputeStepTraceTime(t, ctx.steps()) : FromDeviceTimeline(ctx);
     if (rows.empty()) return;
 
     npu::ArgReader args(t);
@@ -98,7 +130,7 @@ class NpuExposedCommunicationRule final : public Rule {
     terms.magnitude = MagnitudeOverThreshold(share, kThreshold);
     terms.support = SupportFromCount(static_cast<int64_t>(ops.empty() ? worst.size() : ops.size()));
     terms.consistency = static_cast<double>(steps_over) / static_cast<double>(worst.size());
-    terms.specificity = 1.0;
+    terms.specificity = overlap_analysis ? 1.0 : 0.9;
     npu::SetConfidence(terms, f);
     if (f.confidence <= 0) return;
 
@@ -138,7 +170,8 @@ class NpuExposedCommunicationRule final : public Rule {
                  {"comm_synchronization_ns", static_cast<double>(sync_total), "ns"},
                  {"comm_wait_ns", static_cast<double>(wait_total), "ns"},
                  {"late_peer_wait_ns", static_cast<double>(late_total), "ns"},
-                 {"late_peer_rank", static_cast<double>(worst_peer), ""}};
+                 {"late_peer_rank", static_cast<double>(worst_peer), ""},
+                 {"from_overlap_analysis", overlap_analysis ? 1.0 : 0.0, ""}};
 
     std::sort(worst.begin(), worst.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     const std::vector<Step>& steps = ctx.steps();

@@ -105,6 +105,18 @@ TEST_F(NpuRulesTest, ExposedCommunicationFromOverlapAnalysis) {
   EXPECT_NEAR(out[0].confidence_terms.magnitude, 1 - 0.1 / (6000.0 / 9000.0), 1e-9);
 }
 
+TEST_F(NpuRulesTest, ExposedCommunicationWithoutOverlapAnalysis) {
+  // msprof-style: no Overlap Analysis group; our own breakdown of the device tracks instead.
+  Add(cpu_, 0, 10000, "ProfilerStep#1");
+  Kernel(1000, 2000, "Conv2D", "AI_CORE");
+  Add(group_, 3000, 6000, "hcom_allReduce__1_0_1");
+  std::vector<Finding> out = Run(MakeNpuExposedCommunicationRule());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Metric(out[0], "from_overlap_analysis"), 0);
+  EXPECT_EQ(Metric(out[0], "exposed_comm_ns"), 6000);
+  EXPECT_EQ(out[0].confidence_terms.specificity, 0.9);
+}
+
 TEST_F(NpuRulesTest, ExposedCommunicationBelowThresholdIsSilent) {
   Add(cpu_, 0, 10000, "ProfilerStep#1");
   Overlap("Computing", 1000, 8000);
