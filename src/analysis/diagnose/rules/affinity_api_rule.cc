@@ -9,7 +9,9 @@
 // inside; an optimizer already using _foreach_*/_fused_* ops, or whose class name says
 // Fused/foreach, is not flagged; (2) hand-written loops: a run of consecutive sibling operators
 // that are update ops (or kGlueOps, the scalar wrapping between them) with at least kMinOps
-// updates, at least half of them in place (add_, mul_, ...), outside any optimizer step. On device traces an op counts only if it launched device work (host-side
+// arithmetic updates (copy_ and zero_ may sit in the loop but do not count: a loop of copies
+// moves tensors, it does not update them), at least half of them in place (add_, mul_, ...),
+// outside any optimizer step. On device traces an op counts only if it launched device work (host-side
 // scalar bookkeeping such as step counters is not a per-parameter kernel). A loop must have at
 // least kMinOps such ops to count.
 // Confidence terms (confidence.h):
@@ -114,8 +116,13 @@ class AffinityApiRule final : public Rule {
         while (j < rows.size() && !inside_named(rows[j])) {
           const std::string base = rules::OpBase(t.Str(s.name_id[rows[j]]));
           if (is_update(rows[j])) {
-            ++updates;
-            in_place += base.ends_with("_");
+            // copy_/zero_ loops alone move or clear tensors (a batch to the device, zero_grad):
+            // they may sit in an update loop but do not make one.
+            const std::string root = rules::OpRoot(base);
+            if (root != "copy" && root != "zero") {
+              ++updates;
+              in_place += base.ends_with("_");
+            }
           } else if (std::find(kGlueOps.begin(), kGlueOps.end(), base) == kGlueOps.end()) {
             break;
           }
