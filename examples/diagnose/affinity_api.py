@@ -16,9 +16,9 @@ from torch.profiler import record_function
 
 
 class ManualSGD:
-    def __init__(self, params, lr, momentum=0.9, weight_decay=1e-4):
+    def __init__(self, params, lr, momentum=0.9, weight_decay=1e-4, nesterov=True):
         self.params = list(params)
-        self.lr, self.momentum, self.weight_decay = lr, momentum, weight_decay
+        self.lr, self.momentum, self.weight_decay, self.nesterov = lr, momentum, weight_decay, nesterov
         self.buffers = [torch.zeros_like(p) for p in self.params]
 
     @torch.no_grad()
@@ -26,7 +26,11 @@ class ManualSGD:
         for p, buf in zip(self.params, self.buffers):
             g = p.grad.add(p, alpha=self.weight_decay)
             buf.mul_(self.momentum).add_(g)
-            p.add_(buf, alpha=-self.lr)
+            if self.nesterov:
+                g = g.add(buf, alpha=self.momentum)
+            else:
+                g = buf
+            p.add_(g, alpha=-self.lr)
 
     def zero_grad(self):
         for p in self.params:
@@ -44,7 +48,7 @@ def main():
         layers += [nn.Linear(32, 32), nn.LayerNorm(32), nn.ReLU()]
     model = nn.Sequential(*layers, nn.Linear(32, 1))
     opt = ManualSGD(model.parameters(), lr=0.01)
-    x, y = torch.randn(16, 32), torch.randn(16, 1)
+    x, y = torch.randn(4, 32), torch.randn(4, 1)
 
     t0 = time.perf_counter()
     step_ms = []

@@ -18,7 +18,9 @@
 //    in traced step time (floor 0.3): a thread that waits in the gaps (for the GIL, a lock, I/O) is
 //    less likely host work to move than one that computes.
 // Saving: 80% of the gap time — the work moves off the step (done every N steps, vectorized or
-// asynchronous); a fifth is kept because some host work per step is usually needed.
+// asynchronous); a fifth is kept because some host work per step is usually needed — times the
+// running ratio above when CPU samples exist: time the thread spent waiting in the gaps (GIL,
+// locks, a loaded machine) is not host work that can be moved.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -123,12 +125,15 @@ void HostGapRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& out) co
   f.confidence = ComputeConfidence(terms);
   f.cost_total_ns = gap_total;
   f.cost_per_step_ns = gap_total / static_cast<int64_t>(steps.size());
-  f.saving_ns = static_cast<int64_t>(kSavingShare * static_cast<double>(gap_total));
+  f.saving_ns = static_cast<int64_t>(kSavingShare * running_ratio.value_or(1.0) * static_cast<double>(gap_total));
   f.saving_method = has_device
-                        ? "80% of the time inside steps when neither a traced host event nor the device was busy: "
-                          "moving that host work off the step's critical path removes it; a fifth is assumed to stay."
-                        : "80% of the untraced time inside steps (gaps of 200 us or more on the step's thread): moving "
-                          "that host work off the step's critical path removes it; a fifth is assumed to stay.";
+                        ? "80% of the time inside steps when neither a traced host event nor the device was busy"
+                        : "80% of the untraced time inside steps (gaps of 200 us or more on the step's thread)";
+  f.saving_method += running_ratio ? fmt::format(", times {:.2f}, the thread's running share in the gaps relative to traced "
+                                                 "time (only host work that runs can be moved; waiting is another cause's)",
+                                                 *running_ratio)
+                                   : std::string();
+  f.saving_method += ": moving that host work off the step's critical path removes it; a fifth is assumed to stay.";
   f.title = fmt::format("{} of step time ({} per step) is untraced host work{}", Pct(share), Ms(f.cost_per_step_ns),
                         has_device ? " while the device idles" : "");
   std::string top;

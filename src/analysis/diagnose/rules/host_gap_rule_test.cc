@@ -36,7 +36,7 @@ TEST(HostGapRuleTest, UntracedPythonWorkInsideStepsIsFoundAndNamed) {
   EXPECT_EQ(f[0].category, Category::kHostGap);
   EXPECT_NEAR(f[0].metrics[0].value, 0.7, 0.01);  // untraced share
   EXPECT_NEAR(static_cast<double>(f[0].cost_per_step_ns), 7.0 * kMs, 0.1 * kMs);
-  EXPECT_EQ(f[0].saving_ns, static_cast<int64_t>(0.8 * f[0].cost_total_ns));
+  EXPECT_EQ(f[0].saving_ns, static_cast<int64_t>(0.8 * static_cast<double>(f[0].cost_total_ns)));  // no CPU samples
   EXPECT_DOUBLE_EQ(f[0].confidence_terms.specificity, 1.0);
   EXPECT_GT(f[0].confidence, 0.7);
   EXPECT_NE(f[0].summary.find("compute_report"), std::string::npos) << f[0].summary;
@@ -50,6 +50,23 @@ TEST(HostGapRuleTest, WithoutFramesTheGapIsOnlyInferred) {
   std::vector<Finding> f = RunRule(*MakeHostGapRule(), t);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_DOUBLE_EQ(f[0].confidence_terms.specificity, 0.7);
+}
+
+TEST(HostGapRuleTest, AThreadThatWaitsInTheGapsIsLessLikelyHostWork) {
+  // CPU samples every 1 ms while operators run, none in the gaps: the thread was off-CPU there.
+  HostTraceBuilder h;
+  h.Meta("cpu_sampling_hz", "1000");
+  for (int i = 0; i < 10; ++i) {
+    const int64_t t0 = i * 10 * kMs;
+    h.Step(i, t0, 10 * kMs);
+    h.Op("aten::addmm", t0, 3 * kMs);
+    for (int k = 0; k < 3; ++k) h.CpuSample(t0 + k * kMs + kMs / 2);
+  }
+  std::vector<Finding> f = RunRule(*MakeHostGapRule(), h.Finish());
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_DOUBLE_EQ(f[0].confidence_terms.specificity, 0.7 * 0.3);
+  EXPECT_EQ(f[0].saving_ns, 0);  // nothing ran in the gaps: nothing to move
+  EXPECT_NE(f[0].summary.find("mostly waited"), std::string::npos) << f[0].summary;
 }
 
 TEST(HostGapRuleTest, CoveredStepsAndShortDispatchGapsDoNotFire) {

@@ -52,6 +52,11 @@ class HostTraceBuilder {
     TrackId t = b_.ChildTrack(b_.ThreadTrack(1, tid), TrackKind::kCounter, b_.Intern("cpu.percent"));
     b_.AddCounter(t, ts, percent);
   }
+  // A CPU sample of the thread (innermost frame `function`).
+  void CpuSample(int64_t ts, const std::string& function = "compute") {
+    FrameId fr = b_.AddFrame({.function_id = b_.Intern(function)});
+    b_.AddSample({.ts_ns = ts, .track_id = thread_, .stack_id = b_.AddStack(kNoStack, fr)});
+  }
   void Meta(const std::string& key, const std::string& value) { b_.SetMetadataString(key, value); }
   void MetaInt(const std::string& key, int64_t value) { b_.SetMetadata(key, Value::Int(value)); }
 

@@ -7,7 +7,7 @@
 //
 // Confidence (confidence.h):
 //  - magnitude   = 1 - 1 / (mean busy threads / cores);
-//  - support     = n / (n + 3), n = sampling passes with more busy threads than cores;
+//  - support     = n / (n + 3), n = sampling passes with more effective busy threads than cores;
 //  - consistency = n / passes;
 //  - specificity = 1.0 when a configured pool exceeds the cores (the cause is named); 0.8 when
 //    only the busy-thread count shows it.
@@ -30,8 +30,9 @@ namespace {
 using host_rules::Ms;
 using host_rules::Pct;
 
-constexpr double kBusyPercent = 10.0;
+constexpr double kBusyPercent = 10.0;  // threads named in the summary
 constexpr int64_t kPassSlackNs = 20'000'000;
+constexpr double kMinProcessPercent = 50.0;
 
 class ThreadOversubscriptionRule final : public Rule {
  public:
@@ -70,34 +71,48 @@ void ThreadOversubscriptionRule::Run(const DiagnosisContext& ctx, std::vector<Fi
     points.push_back({c.ts_ns[i], c.value[i], Index(tt.parent_id[t])});
   }
   std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.ts < b.ts; });
-  std::vector<std::pair<int64_t, double>> passes;  // (busy threads, CPU percent of all threads)
-  std::map<uint32_t, double> thread_cpu;          // thread track -> summed percent, to name the busiest
+  // Per pass: CPU percent of every thread, summed and at most.
+  struct Pass {
+    double sum = 0, max = 0;
+  };
+  std::vector<Pass> all;
+  std::map<uint32_t, double> thread_cpu;  // thread track -> summed percent, to name the busiest
   int64_t pass_start = 0;
   for (const Point& p : points) {
-    if (passes.empty() || p.ts - pass_start > kPassSlackNs) {
-      passes.emplace_back(0, 0.0);
+    if (all.empty() || p.ts - pass_start > kPassSlackNs) {
+      all.emplace_back();
       pass_start = p.ts;
     }
-    if (p.value >= kBusyPercent) ++passes.back().first;
-    passes.back().second += p.value;
+    all.back().sum += p.value;
+    all.back().max = std::max(all.back().max, p.value);
     thread_cpu[p.thread] += p.value;
   }
-  if (passes.size() < 2) return;
-  double busy_sum = 0, cpu_sum = 0;
-  int64_t over = 0, max_busy = 0;
-  for (const auto& p : passes) {
-    busy_sum += static_cast<double>(p.first);
-    cpu_sum += p.second;
-    max_busy = std::max(max_busy, p.first);
-    if (p.first > cores) ++over;
+  // Effective busy threads of a pass: how many threads would be running if each got as much CPU
+  // as the busiest one (sum / max). On a machine loaded by other processes every thread gets
+  // less, but the ratio holds. Passes where the process is mostly idle say nothing.
+  std::vector<double> busy;
+  double cpu_sum = 0;
+  int64_t over = 0;
+  double max_busy = 0;
+  for (const Pass& p : all) {
+    if (p.sum < kMinProcessPercent || p.max <= 0) continue;
+    const double b = p.sum / p.max;
+    busy.push_back(b);
+    cpu_sum += p.sum;
+    max_busy = std::max(max_busy, b);
+    if (b > static_cast<double>(cores)) ++over;
   }
-  const double mean_busy = busy_sum / static_cast<double>(passes.size());
+  if (busy.size() < 2) return;
+  double busy_sum = 0;
+  for (double b : busy) busy_sum += b;
+  const size_t n_passes = busy.size();
+  const double mean_busy = busy_sum / static_cast<double>(n_passes);
   const double ratio = mean_busy / static_cast<double>(cores);
   ConfidenceTerms terms;
   terms.magnitude = MagnitudeOverThreshold(ratio, 1.0);
   if (terms.magnitude <= 0) return;
   terms.support = SupportFromCount(over);
-  terms.consistency = static_cast<double>(over) / static_cast<double>(passes.size());
+  terms.consistency = static_cast<double>(over) / static_cast<double>(n_passes);
 
   const std::optional<int64_t> intra = host_rules::MetadataInt(trace, "torch_intra_op_threads");
   int64_t env_threads = 0;
@@ -128,7 +143,7 @@ void ThreadOversubscriptionRule::Run(const DiagnosisContext& ctx, std::vector<Fi
   f.title = fmt::format("{:.1f} busy threads compete for {} cores ({:.1f}x oversubscribed{})", mean_busy, cores, ratio,
                         intra && *intra > cores ? fmt::format(", {} intra-op threads", *intra) : std::string());
   std::vector<std::pair<double, uint32_t>> busiest;
-  for (const auto& [t, v] : thread_cpu) busiest.emplace_back(v / static_cast<double>(passes.size()), t);
+  for (const auto& [t, v] : thread_cpu) busiest.emplace_back(v / static_cast<double>(n_passes), t);
   std::sort(busiest.begin(), busiest.end(), std::greater<>());
   std::string names;
   for (size_t i = 0; i < busiest.size() && i < 6; ++i) {
@@ -139,18 +154,18 @@ void ThreadOversubscriptionRule::Run(const DiagnosisContext& ctx, std::vector<Fi
                          busiest[i].first);
   }
   f.summary = fmt::format(
-      "On average {:.1f} threads (at most {}) each used at least {:.0f}% of a core in the same sampling interval, on a "
-      "machine with {} cores; together they asked for {:.0f}% CPU. {}{}Threads that wait for a core stall whatever "
+      "On average {:.1f} threads (at most {:.1f}) were busy in the same sampling interval (the threads' CPU use summed, "
+      "over the busiest thread's), on a machine with {} cores; together they used {:.0f}% CPU. {}{}Threads that wait for a core stall whatever "
       "waits on them (OpenMP barriers, the GIL, the step). Busiest: {}.",
-      mean_busy, max_busy, kBusyPercent, cores, cpu_sum / static_cast<double>(passes.size()),
+      mean_busy, max_busy, cores, cpu_sum / static_cast<double>(n_passes),
       intra ? fmt::format("PyTorch used {} intra-op threads. ", *intra) : std::string(),
       env_threads > 0 ? fmt::format("{}={}. ", env_name, env_threads) : std::string(), names);
   f.metrics = {{"busy_threads_mean", mean_busy, ""},
-               {"busy_threads_max", static_cast<double>(max_busy), "count"},
+               {"busy_threads_max", max_busy, ""},
                {"cpu_cores", static_cast<double>(cores), "count"},
                {"oversubscription", ratio, ""},
                {"passes_oversubscribed", static_cast<double>(over), "count"},
-               {"process_cpu_percent_mean", cpu_sum / static_cast<double>(passes.size()), "percent"}};
+               {"process_cpu_percent_mean", cpu_sum / static_cast<double>(n_passes), "percent"}};
   if (intra) f.metrics.push_back({"torch_intra_op_threads", static_cast<double>(*intra), "count"});
   if (!steps.empty()) {  // the slowest steps show the cost
     std::vector<size_t> idx(steps.size());
