@@ -2,14 +2,15 @@
 // metadata (`environment`, `cpu_cores`) and the allocator events. Two checks, one finding each:
 //  1. thread pools: OMP_NUM_THREADS / MKL_NUM_THREADS / OPENBLAS_NUM_THREADS above the cores;
 //     fires when the largest is above the core count;
-//  2. host allocator: more than 20,000 host allocations per second with the default glibc
-//     allocator (no jemalloc/tcmalloc/mimalloc in LD_PRELOAD); fires above that rate.
+//  2. host allocator: the default glibc allocator (no jemalloc/tcmalloc/mimalloc in LD_PRELOAD)
+//     under so many host allocations that, at an assumed 100 ns each, they take more than 2% of
+//     step time (of the analysed span without steps).
 // Traces without the collector's environment (Kineto, msprof) yield nothing here; Ascend settings
 // are the NPU rules'.
 //
 // Confidence (confidence.h):
-//  - magnitude   = 1 - 1 / (threads / cores) for pools; 1 - 20,000 / (allocations per second) for
-//    the allocator;
+//  - magnitude   = 1 - 1 / (threads / cores) for pools; 1 - 0.02 / (estimated allocator time /
+//    step time) for the allocator;
 //  - support     = n / (n + 3): n = variables above the cores; n = steps (or seconds) at that rate;
 //  - consistency = 1 (a setting holds for the whole run);
 //  - specificity = 1.0 for pools (the variable is read, not inferred); 0.5 for the allocator
@@ -31,7 +32,7 @@ namespace {
 
 using host_rules::Ms;
 
-constexpr double kAllocRateThreshold = 20'000;
+constexpr double kAllocShareThreshold = 0.02;
 constexpr int64_t kAssumedAllocNs = 100, kAssumedSavedNs = 50;
 
 class EnvConfigCpuRule final : public Rule {
@@ -94,10 +95,13 @@ void HostAllocator(const DiagnosisContext& ctx, std::vector<Finding>& out) {
   }
   if (count < 100 || last <= first) return;
   const double rate = static_cast<double>(count) * 1e9 / static_cast<double>(last - first);
-  ConfidenceTerms terms;
-  terms.magnitude = MagnitudeOverThreshold(rate, kAllocRateThreshold);
-  if (terms.magnitude <= 0) return;
   const std::vector<Step>& steps = ctx.steps();
+  const int64_t base = steps.empty() ? ctx.span_ns() : host_rules::TotalStepNs(steps);
+  if (base <= 0) return;
+  const double share = static_cast<double>(count * kAssumedAllocNs) / static_cast<double>(base);
+  ConfidenceTerms terms;
+  terms.magnitude = MagnitudeOverThreshold(share, kAllocShareThreshold);
+  if (terms.magnitude <= 0) return;
   terms.support = SupportFromCount(steps.empty() ? (last - first) / 1'000'000'000 : static_cast<int64_t>(steps.size()));
   terms.consistency = 1.0;
   terms.specificity = 0.5;
@@ -119,7 +123,9 @@ void HostAllocator(const DiagnosisContext& ctx, std::vector<Finding>& out) {
       "glibc malloc returns and re-fetches memory from the OS for large blocks and contends across threads; "
       "jemalloc or tcmalloc keep size-class caches. Estimated allocator time: {}.",
       count, rate, Ms(f.cost_total_ns));
-  f.metrics = {{"host_allocations", static_cast<double>(count), "count"}, {"allocations_per_s", rate, "per_s"}};
+  f.metrics = {{"host_allocations", static_cast<double>(count), "count"},
+               {"allocations_per_s", rate, "per_s"},
+               {"estimated_allocator_share", share, "ratio"}};
   f.suggestions = {{"Preload a caching allocator (Debian: apt install libjemalloc2).", "env",
                     "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"},
                    {"Or keep glibc but stop it from trimming and re-mapping large blocks.", "env",

@@ -64,6 +64,26 @@ void HostGapRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& out) co
   std::vector<StepHostActivity> act = ComputeStepHostActivity(trace, steps, kMinGapNs);
   const bool has_device = ctx.device_timeline().has_value();
 
+  // Traced work on other host threads: a step thread that waits for it (the autograd engine's
+  // device threads, a pin-memory thread, a worker pool) is not running untraced host work.
+  IntervalSet elsewhere;
+  {
+    std::vector<Interval> busy;
+    std::vector<bool> is_step_thread(trace.tracks.size(), false);
+    for (const StepHostActivity& a : act) is_step_thread[Index(a.thread)] = true;
+    const SliceTable& s = trace.slices;
+    for (uint32_t t = 0; t < trace.tracks.size(); ++t) {
+      if (is_step_thread[t] || trace.tracks.kind[t] != TrackKind::kThread) continue;
+      auto [b, e] = trace.track_slices(TrackId{t});
+      for (uint32_t r = b; r < e; ++r) {
+        if (s.depth[r] != 0 || s.dur_ns[r] <= 0) continue;
+        if (trace.Str(s.category_id[r]) == "python_function") break;  // sampled frames: evidence, not work
+        busy.push_back({s.ts_ns[r], trace.slice_end(r)});
+      }
+    }
+    elsewhere = IntervalSet::Union(std::move(busy));
+  }
+
   int64_t step_total = 0, gap_total = 0;
   int64_t symptomatic = 0;
   std::vector<std::pair<int64_t, size_t>> worst;  // (gap ns, step index)
@@ -72,6 +92,7 @@ void HostGapRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& out) co
     IntervalSet gaps = a.gaps;
     if (a.leading_gap_ns > 0 && IsInputPipelineGap(trace, a.thread, gaps.parts().front()))
       gaps = gaps.Minus(IntervalSet::Union({gaps.parts().front()}));
+    if (!elsewhere.empty()) gaps = gaps.Minus(elsewhere);
     if (has_device) gaps = gaps.Minus(ctx.device_intervals().all);
     const int64_t g = gaps.Length();
     step_total += a.step_ns;

@@ -69,6 +69,19 @@ TEST(HostGapRuleTest, AThreadThatWaitsInTheGapsIsLessLikelyHostWork) {
   EXPECT_NE(f[0].summary.find("mostly waited"), std::string::npos) << f[0].summary;
 }
 
+TEST(HostGapRuleTest, WaitingForTracedWorkOnAnotherThreadIsNotAGap) {
+  // The step thread sits in backward() while the autograd engine's thread runs the ops.
+  HostTraceBuilder h;
+  const TrackId engine = h.builder().ThreadTrack(1, 2);
+  for (int i = 0; i < 10; ++i) {
+    const int64_t t0 = i * 10 * kMs;
+    h.Step(i, t0, 10 * kMs);
+    h.Op("aten::addmm", t0, 3 * kMs);
+    h.Slice(engine, "autograd::engine::evaluate_function: AddmmBackward0", "cpu_op", t0 + 3 * kMs, 7 * kMs);
+  }
+  EXPECT_TRUE(RunRule(*MakeHostGapRule(), h.Finish()).empty());
+}
+
 TEST(HostGapRuleTest, CoveredStepsAndShortDispatchGapsDoNotFire) {
   EXPECT_TRUE(RunRule(*MakeHostGapRule(), StepsWithGap(10, true)).empty());
   // Many tiny gaps between tiny ops (dispatch cost) are launch_overhead's, not host_gap's.

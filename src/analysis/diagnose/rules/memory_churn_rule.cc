@@ -5,7 +5,7 @@
 //    from the allocator events) keeps growing, so every call copies everything accumulated so far;
 //  - allocator events: allocations and bytes per step, and the most repeated allocation size.
 // Fires when allocation/fill time plus cat-growth time exceeds 10% of step time (of the analysed
-// span without steps).
+// span without steps) over at least 10 calls.
 //
 // Confidence (confidence.h):
 //  - magnitude   = 1 - 0.10 / (churn time / step time);
@@ -35,6 +35,7 @@ using host_rules::Ms;
 using host_rules::Pct;
 
 constexpr double kThreshold = 0.10;
+constexpr int64_t kMinCalls = 10;
 
 class MemoryChurnRule final : public Rule {
  public:
@@ -155,6 +156,8 @@ void MemoryChurnRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& out
     churn_ns = churn.Length();
   }
   if (base <= 0 || churn_ns <= 0) return;
+  // Churn is repetition: a few long allocations are not it.
+  if (static_cast<int64_t>(alloc_rows.size()) + growth_calls < kMinCalls) return;
   const double share = static_cast<double>(churn_ns) / static_cast<double>(base);
   ConfidenceTerms terms;
   terms.magnitude = MagnitudeOverThreshold(share, kThreshold);

@@ -16,7 +16,7 @@ using testing_host::RunRule;
 TEST(MemoryChurnRuleTest, GrowingCatIsFoundFromItsAllocations) {
   HostTraceBuilder h;
   int64_t rows = 0;
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < 12; ++i) {
     const int64_t t0 = i * 10 * kMs;
     h.Step(i, t0, 10 * kMs);
     h.Op("aten::addmm", t0, 2 * kMs);
@@ -35,7 +35,7 @@ TEST(MemoryChurnRuleTest, GrowingCatIsFoundFromItsAllocations) {
   double growth_calls = -1;
   for (const FindingMetric& m : f[0].metrics)
     if (m.name == "cat_growth_calls") growth_calls = m.value;
-  EXPECT_EQ(growth_calls, 9);  // every call after the first grew
+  EXPECT_EQ(growth_calls, 11);  // every call after the first grew
   EXPECT_GT(f[0].saving_ns, 0);
   EXPECT_DOUBLE_EQ(f[0].confidence_terms.specificity, 1.0);
   EXPECT_EQ(f[0].events.front().name, "aten::cat");
@@ -55,6 +55,15 @@ TEST(MemoryChurnRuleTest, ProgramZeroFillsCountButOperatorInternalAllocationsDoN
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NEAR(f[0].metrics[0].value, 0.4, 0.01);
   EXPECT_DOUBLE_EQ(f[0].confidence_terms.specificity, 0.7);  // no allocator events
+}
+
+TEST(MemoryChurnRuleTest, AFewLongAllocationsAreNotChurn) {
+  HostTraceBuilder h;
+  for (int i = 0; i < 3; ++i) {
+    h.Step(i, i * 10 * kMs, 10 * kMs);
+    h.Op("aten::zeros", i * 10 * kMs, 8 * kMs);
+  }
+  EXPECT_TRUE(RunRule(*MakeMemoryChurnRule(), h.Finish()).empty());
 }
 
 TEST(MemoryChurnRuleTest, SteadyCatsAndFewAllocationsDoNotFire) {

@@ -67,12 +67,23 @@ TEST(EnvConfigCpuRuleTest, HighAllocationRateWithoutACachingAllocatorFires) {
   h.MetaInt("cpu_cores", 4);
   h.Meta("environment", R"({"OMP_NUM_THREADS":"4"})");
   for (int i = 0; i < 10; ++i) h.Step(i, i * 10 * kMs, 10 * kMs);
-  for (int i = 0; i < 10000; ++i) h.Alloc(i * 10'000, 256, 0x1000 + 16 * i);  // 100k per second
+  // 50,000 allocations in 100 ms of steps: at 100 ns each, 5% of the step time.
+  for (int i = 0; i < 50000; ++i) h.Alloc(i * 2'000, 256, 0x1000 + 16 * i);
   std::vector<Finding> f = RunRule(*MakeEnvConfigCpuRule(), h.Finish());
   ASSERT_EQ(f.size(), 1u);
   ExpectWellFormed(f[0]);
   EXPECT_DOUBLE_EQ(f[0].confidence_terms.specificity, 0.5);
-  EXPECT_LT(f[0].confidence, 0.8);
+  EXPECT_NEAR(f[0].confidence_terms.magnitude, 0.6, 0.01);
+  EXPECT_EQ(f[0].saving_ns, 50000 * 50);
+}
+
+TEST(EnvConfigCpuRuleTest, AllocationsThatCostLittleTimeDoNotFire) {
+  HostTraceBuilder h;
+  h.MetaInt("cpu_cores", 4);
+  h.Meta("environment", R"({"OMP_NUM_THREADS":"4"})");
+  for (int i = 0; i < 10; ++i) h.Step(i, i * 10 * kMs, 10 * kMs);
+  for (int i = 0; i < 10000; ++i) h.Alloc(i * 10'000, 256, 0x1000 + 16 * i);  // 1 ms of 100 ms
+  EXPECT_TRUE(RunRule(*MakeEnvConfigCpuRule(), h.Finish()).empty());
 }
 
 TEST(EnvConfigCpuRuleTest, SaneSettingsOrNoEnvironmentYieldNothing) {
