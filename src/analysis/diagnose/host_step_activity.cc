@@ -30,6 +30,15 @@ TrackId PythonFrameTrack(const Trace& trace, TrackId thread) {
   return kNoTrack;
 }
 
+int64_t IterationEndNs(const Trace& trace, const std::vector<Step>& steps, size_t i) {
+  const Step& s = steps[i];
+  if (i + 1 >= steps.size()) return s.end_ns();
+  const Step& next = steps[i + 1];
+  if (next.start_ns <= s.end_ns()) return s.end_ns();
+  if (trace.slices.track_id[next.slice_row] != trace.slices.track_id[s.slice_row]) return s.end_ns();
+  return std::min(next.start_ns, s.end_ns() + 10 * std::max<int64_t>(s.dur_ns, 1));
+}
+
 std::vector<StepHostActivity> ComputeStepHostActivity(const Trace& trace, const std::vector<Step>& steps,
                                                       int64_t min_gap_ns) {
   std::vector<StepHostActivity> out;
@@ -40,20 +49,21 @@ std::vector<StepHostActivity> ComputeStepHostActivity(const Trace& trace, const 
     StepHostActivity a;
     a.step_index = i;
     a.thread = s.track_id[step.slice_row];
-    a.step_ns = step.dur_ns;
+    a.end_ns = IterationEndNs(trace, steps, i);
+    a.step_ns = a.end_ns - step.start_ns;
     auto [b, e] = trace.track_slices(a.thread);
     // Slices are sorted by start on the track; those starting before the step can only cover it
     // if they enclose it (skipped) or started in an earlier step (clipped in).
     const auto first = std::lower_bound(s.ts_ns.begin() + b, s.ts_ns.begin() + e, step.start_ns);
     std::vector<Interval> covered;
-    for (uint32_t r = static_cast<uint32_t>(first - s.ts_ns.begin()); r < e && s.ts_ns[r] < step.end_ns(); ++r) {
+    for (uint32_t r = static_cast<uint32_t>(first - s.ts_ns.begin()); r < e && s.ts_ns[r] < a.end_ns; ++r) {
       if (r == step.slice_row || s.dur_ns[r] <= 0) continue;
       if (s.ts_ns[r] <= step.start_ns && trace.slice_end(r) >= step.end_ns()) continue;  // encloses the step
-      covered.push_back({s.ts_ns[r], std::min(trace.slice_end(r), step.end_ns())});
+      covered.push_back({s.ts_ns[r], std::min(trace.slice_end(r), a.end_ns)});
     }
     IntervalSet cov = IntervalSet::Union(std::move(covered));
     a.covered_ns = cov.Length();
-    IntervalSet uncovered = IntervalSet::Union({{step.start_ns, step.end_ns()}}).Minus(cov);
+    IntervalSet uncovered = IntervalSet::Union({{step.start_ns, a.end_ns}}).Minus(cov);
     std::vector<Interval> long_gaps;
     for (const Interval& g : uncovered.parts()) {
       if (g.end - g.start < min_gap_ns) continue;

@@ -6,6 +6,7 @@
 //   for (const StepHostActivity& s : a) total_gap += s.gap_ns;
 //   std::vector<FrameTime> f = FramesInIntervals(trace, a[0].thread, a[0].gaps);
 //
+// The analysed time of a step is its iteration: from its start to IterationEndNs.
 // "Traced" means any slice with a duration on the step's own thread track (operators, user
 // spans, DataLoader fetches, gc pauses) other than the step slice and slices enclosing it.
 // Sampled Python frames live on a child track of the thread ("python (sampled)", category
@@ -25,10 +26,16 @@
 
 namespace cprof {
 
+// Where iteration `i` ends: the next step's start when it begins later on the same thread (work
+// between record_function-marked steps, such as fetching the next batch, belongs to the loop
+// iteration), capped at 10 step durations after the step's end; else the step's end.
+int64_t IterationEndNs(const Trace& trace, const std::vector<Step>& steps, size_t i);
+
 struct StepHostActivity {
   size_t step_index = 0;          // into the steps passed in
   TrackId thread = kNoTrack;      // the step slice's track
-  int64_t step_ns = 0;
+  int64_t end_ns = 0;             // IterationEndNs: the step, plus any time before the next one
+  int64_t step_ns = 0;            // end_ns - the step's start
   int64_t covered_ns = 0;         // union of traced events inside the step
   IntervalSet gaps;               // uncovered intervals of at least min_gap_ns
   int64_t gap_ns = 0;             // gaps.Length()

@@ -1,5 +1,6 @@
-// dataloader: steps wait for the input pipeline. The time inside steps spent fetching the next
-// batch on the step's thread: data-loading spans (a DataLoader's `enumerate(DataLoader)#...`
+// dataloader: steps wait for the input pipeline. The time in each loop iteration (a step plus
+// any time before the next step starts, host_step_activity.h) spent fetching the next batch on
+// the step's thread: data-loading spans (a DataLoader's `enumerate(DataLoader)#...`
 // record_function, the collector's DataLoader.__next__ spans, category "dataloader") plus
 // untraced gaps at a step's start whose sampled Python frames are mostly input-pipeline code
 // (__getitem__, collate, Dataset, decode, ...). Fires when that is more than 10% of step time.
@@ -54,10 +55,10 @@ void DataloaderRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& out)
     std::vector<Interval> spans;
     const uint32_t first = static_cast<uint32_t>(
         std::lower_bound(s.ts_ns.begin() + b, s.ts_ns.begin() + e, step.start_ns) - s.ts_ns.begin());
-    for (uint32_t r = first; r < e && s.ts_ns[r] < step.end_ns(); ++r) {
+    for (uint32_t r = first; r < e && s.ts_ns[r] < a.end_ns; ++r) {
       if (r == step.slice_row || s.ts_ns[r] < step.start_ns || s.dur_ns[r] <= 0) continue;
       if (!host_rules::IsDataLoaderSpan(trace, r)) continue;
-      spans.push_back({s.ts_ns[r], std::min(trace.slice_end(r), step.end_ns())});
+      spans.push_back({s.ts_ns[r], std::min(trace.slice_end(r), a.end_ns)});
       top_spans.emplace_back(s.dur_ns[r], r);
     }
     const int64_t span_ns = IntervalSet::Union(std::move(spans)).Length();

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "analysis/diagnose/diagnosis_context.h"
+#include "analysis/diagnose/host_step_activity.h"
 #include "analysis/diagnose/rules.h"
 #include "analysis/diagnose/rules/host_rule_util.h"
 #include "stats/interval_set.h"
@@ -70,15 +71,21 @@ void GcRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& out) const {
 
   int64_t base = 0, in_steps = 0, steps_with_pause = 0;
   if (!steps.empty()) {
+    // Per loop iteration (a step and the time before the next one, host_step_activity.h).
+    std::vector<int64_t> iter_end(steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) iter_end[i] = IterationEndNs(trace, steps, i);
     std::vector<int64_t> per_step(steps.size(), 0);
     for (uint32_t r : rows) {
-      const int64_t i = host_rules::StepAt(steps, s.ts_ns[r]);
-      if (i < 0) continue;
-      per_step[static_cast<size_t>(i)] = std::max(per_step[static_cast<size_t>(i)], s.dur_ns[r]);
+      if (s.ts_ns[r] < steps.front().start_ns) continue;
+      auto it = std::upper_bound(steps.begin(), steps.end(), s.ts_ns[r],
+                                 [](int64_t t, const Step& st) { return t < st.start_ns; });
+      const size_t k = static_cast<size_t>(it - steps.begin()) - 1;
+      if (s.ts_ns[r] >= iter_end[k]) continue;
+      per_step[k] = std::max(per_step[k], s.dur_ns[r]);
     }
     for (size_t i = 0; i < steps.size(); ++i) {
-      base += steps[i].dur_ns;
-      in_steps += gc.Clip(steps[i].start_ns, steps[i].end_ns()).Length();
+      base += iter_end[i] - steps[i].start_ns;
+      in_steps += gc.Clip(steps[i].start_ns, iter_end[i]).Length();
       if (per_step[i] >= kNoticeableNs) ++steps_with_pause;
     }
   } else {

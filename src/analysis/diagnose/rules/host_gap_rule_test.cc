@@ -133,6 +133,33 @@ TEST(DataloaderRuleTest, InputPipelineFramesInALeadingGapAreLoadingNotHostGap) {
   EXPECT_TRUE(RunRule(*MakeHostGapRule(), t).empty());
 }
 
+TEST(DataloaderRuleTest, FetchesBetweenMarkedStepsBelongToTheLoop) {
+  // for x, y in loader: with record_function("ProfilerStep#N"): ... -- the fetch is outside.
+  HostTraceBuilder h;
+  for (int i = 0; i < 10; ++i) {
+    const int64_t t0 = i * 10 * kMs;
+    h.Span("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "user_annotation", t0, 6 * kMs);
+    h.Step(i, t0 + 6 * kMs, 4 * kMs);
+    h.Op("aten::addmm", t0 + 6 * kMs, 4 * kMs);
+  }
+  std::vector<Finding> f = RunRule(*MakeDataloaderRule(), h.Finish());
+  ASSERT_EQ(f.size(), 1u);
+  // Nine iterations hold a whole 6 ms fetch (the last step has no next one).
+  EXPECT_EQ(f[0].cost_total_ns, 9 * 6 * kMs);
+}
+
+TEST(HostGapRuleTest, PythonWorkBetweenMarkedStepsCounts) {
+  HostTraceBuilder h;
+  for (int i = 0; i < 10; ++i) {
+    const int64_t t0 = i * 10 * kMs;
+    h.Step(i, t0, 4 * kMs);
+    h.Op("aten::addmm", t0 + 10, 4 * kMs - 20);  // then 6 ms of untraced Python before the next step
+  }
+  std::vector<Finding> f = RunRule(*MakeHostGapRule(), h.Finish());
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NEAR(static_cast<double>(f[0].cost_total_ns), 9.0 * 6 * kMs, 1000);
+}
+
 TEST(DataloaderRuleTest, FastLoadingDoesNotFire) {
   HostTraceBuilder h;
   for (int i = 0; i < 10; ++i) {

@@ -24,6 +24,7 @@
 #include <unordered_map>
 
 #include "analysis/diagnose/diagnosis_context.h"
+#include "analysis/diagnose/host_step_activity.h"
 #include "analysis/diagnose/rules.h"
 #include "analysis/diagnose/rules/host_rule_util.h"
 #include "stats/interval_set.h"
@@ -96,7 +97,10 @@ void MemoryChurnRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& out
     std::string_view n = trace.Str(s.name_id[r]);
     const bool alloc = IsAllocOrFillOp(n), cat = IsCat(n);
     if (!alloc && !cat) continue;
-    if (host_rules::IsNestedOperator(trace, r)) continue;  // called by another operator: its business
+    // An allocation another operator makes is that operator's business; a cat inside stack/vstack/
+    // concatenate still copies everything it is given, so it counts (once: not inside another cat).
+    if (alloc && host_rules::IsNestedOperator(trace, r)) continue;
+    if (cat && s.parent_id[r] != kNoSlice && IsCat(trace.Str(s.name_id[Index(s.parent_id[r])]))) continue;
     if (alloc) {
       alloc_spans.push_back({s.ts_ns[r], trace.slice_end(r)});
       alloc_rows.push_back(r);
@@ -145,11 +149,12 @@ void MemoryChurnRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& out
   }());
   int64_t base = 0, churn_ns = 0, symptomatic = 0;
   if (!steps.empty()) {
-    for (const Step& st : steps) {
-      const int64_t c = churn.Clip(st.start_ns, st.end_ns()).Length();
-      base += st.dur_ns;
+    for (size_t i = 0; i < steps.size(); ++i) {  // per loop iteration (host_step_activity.h)
+      const int64_t end = IterationEndNs(trace, steps, i), len = end - steps[i].start_ns;
+      const int64_t c = churn.Clip(steps[i].start_ns, end).Length();
+      base += len;
       churn_ns += c;
-      if (st.dur_ns > 0 && static_cast<double>(c) / static_cast<double>(st.dur_ns) > kThreshold) ++symptomatic;
+      if (len > 0 && static_cast<double>(c) / static_cast<double>(len) > kThreshold) ++symptomatic;
     }
   } else {
     base = ctx.span_ns();
