@@ -6,7 +6,8 @@ the first by median — how the numbers in README.md here were measured.
         :: "" "--memory_format channels_last --fused_conv 1" "--memory_format channels_last --threads 2"
 
 Interleaving (A B C A B C ...) spreads slow phases of a shared machine over every configuration
-instead of over one. After `::`, each argument is one configuration: a string of flags appended to the command.
+instead of over one. After `::`, each argument is one configuration: a string of flags appended to
+the command.
 """
 import argparse
 import json
