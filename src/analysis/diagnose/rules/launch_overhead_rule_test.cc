@@ -47,9 +47,19 @@ TEST(LaunchOverheadRuleTest, CpuTinyOpsFireAndBigOpsDoNot) {
   std::vector<Finding> f = RunRule(*MakeLaunchOverheadRule(), tiny.Finish());
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].device, "cpu");
-  EXPECT_EQ(f[0].metrics[1].value, 200);          // ops per step
-  EXPECT_NEAR(f[0].metrics[4].value, 0.8, 1e-9);  // tiny self share: 200 x 4 us of 1 ms
-  EXPECT_EQ(f[0].saving_ns, 3 * 200 * 4'000 / 2);
+  EXPECT_EQ(f[0].metrics[1].value, 200);             // tiny ops per step
+  EXPECT_EQ(f[0].metrics[3].value, 3 * 999'000);     // one storm per step: first start to last end
+  EXPECT_NEAR(f[0].metrics[4].value, 0.999, 1e-9);
+  EXPECT_EQ(f[0].metrics[5].value, 3 * 200 * 4'000);  // their self time
+  EXPECT_EQ(f[0].saving_ns, static_cast<int64_t>(0.8 * 3 * 999'000));
+
+  SyntheticTrace sparse;  // the same ops, 1 ms apart: not a storm, each is just a small op
+  for (int step = 0; step < 3; ++step) {
+    const int64_t t0 = step * 100'000'000;
+    sparse.Step(t0, 100'000'000, step);
+    for (int k = 0; k < 90; ++k) sparse.Op(t0 + k * 1'000'000, 4'000, "aten::add");
+  }
+  EXPECT_TRUE(RunRule(*MakeLaunchOverheadRule(), sparse.Finish()).empty());
 
   SyntheticTrace big;
   for (int step = 0; step < 3; ++step) {

@@ -31,7 +31,7 @@
 namespace cprof {
 namespace {
 
-constexpr double kThreshold = 0.5;
+constexpr double kThreshold = 1.0;  // undirected: slow steps twice as long (one-off noise on a busy host stays below)
 constexpr double kDirectedThreshold = 0.1;
 constexpr size_t kMinSteps = 4;
 constexpr size_t kTop = 5;
