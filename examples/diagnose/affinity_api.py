@@ -40,7 +40,7 @@ class ManualSGD:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=80)
+    parser.add_argument("--steps", type=int, default=60)
     args = parser.parse_args()
     torch.manual_seed(0)
     layers = []
@@ -48,7 +48,7 @@ def main():
         layers += [nn.Linear(32, 32), nn.LayerNorm(32), nn.ReLU()]
     model = nn.Sequential(*layers, nn.Linear(32, 1))
     opt = ManualSGD(model.parameters(), lr=0.01)
-    x, y = torch.randn(4, 32), torch.randn(4, 1)
+    x, y = torch.randn(32, 32), torch.randn(32, 1)
 
     t0 = time.perf_counter()
     step_ms = []

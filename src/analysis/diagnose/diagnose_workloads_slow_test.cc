@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -95,6 +96,14 @@ TEST_P(DiagnoseWorkloadsTest, PlantedCauseRanksFirst) {
   Diagnosis d = Diagnose(*trace, {});
   EXPECT_GE(d.step_count, 10) << "the workload marks its steps";
   RecordProperty("traced_seconds", std::to_string(secs));
+  // One line per workload for the log: what ranked first, how sure, what it saves.
+  if (d.findings.empty()) {
+    std::printf("[ workload ] %s: %.1f s traced; no findings\n", w.script, secs);
+  } else {
+    const Finding& top = d.findings.front();
+    std::printf("[ workload ] %s: %.1f s traced; top %s conf=%.2f saving=%.1f ms | %s\n", w.script, secs,
+                std::string(CategoryId(top.category)).c_str(), top.confidence, top.saving_ns / 1e6, top.title.c_str());
+  }
   if (*w.expected == '\0') {
     for (const Finding& f : d.findings)
       EXPECT_LE(f.confidence, 0.5) << CategoryId(f.category) << ": " << f.title << "\n" << Describe(d);
