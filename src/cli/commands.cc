@@ -4,9 +4,11 @@
 namespace cprof::cli {
 
 std::vector<Command> AddAllCommands(CLI::App& root) {
-  return {AddSummaryCommand(root), AddInfoCommand(root), AddConvertCommand(root), AddMetricsCommand(root),
-          AddValidateCommand(root), AddCompareCommand(root), AddDiagnoseCommand(root), AddVisualizeCommand(root),
-          AddClusterCommand(root), AddTraceCommand(root), AddTuneCommand(root)};
+  return {AddSummaryCommand(root), AddInfoCommand(root), AddConvertCommand(root),
+          AddMetricsCommand(root), AddValidateCommand(root), AddCompareCommand(root),
+          AddDiagnoseCommand(root), AddGeneratePlanCommand(root), AddRecommendRuntimeCommand(root),
+          AddCaseCardCommand(root), AddVisualizeCommand(root), AddClusterCommand(root),
+          AddTraceCommand(root), AddTuneCommand(root)};
 }
 
 }  // namespace cprof::cli

@@ -18,6 +18,9 @@ Command AddVisualizeCommand(CLI::App& root);  // visualize_command.cc
 Command AddTuneCommand(CLI::App& root);       // tune_command.cc
 Command AddClusterCommand(CLI::App& root);    // cluster_command.cc
 Command AddDiagnoseCommand(CLI::App& root);   // diagnose_command.cc
+Command AddGeneratePlanCommand(CLI::App& root);     // generate_plan_command.cc
+Command AddRecommendRuntimeCommand(CLI::App& root);  // recommend_runtime_command.cc
+Command AddCaseCardCommand(CLI::App& root);          // case_card_command.cc
 
 // Every subcommand, in the order `--help` lists them.
 std::vector<Command> AddAllCommands(CLI::App& root);

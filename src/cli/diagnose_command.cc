@@ -11,6 +11,7 @@
 #include "analysis/diagnose/diagnose.h"
 #include "base/time_units.h"
 #include "cli/commands.h"
+#include "report/diagnose/case_library.h"
 #include "report/diagnose/diagnosis_json.h"
 #include "report/diagnose/diagnosis_markdown.h"
 #include "report/diagnose/diagnosis_yaml.h"
@@ -23,6 +24,7 @@ struct DiagnoseCliOptions {
   std::string problem;
   std::string threshold;
   std::string time_range;
+  std::string case_library;
   OutputOptions output;
 };
 
@@ -94,6 +96,7 @@ CommandResult RunDiagnose(const DiagnoseCliOptions& o, CommandContext& ctx) {
   if (range) options.window = TimeWindow::FromRange(trace, *range);
   Diagnosis d = Diagnose(trace, options);
   d.trace_path = o.trace;
+  if (!o.case_library.empty()) RETURN_IF_ERROR(CiteSimilarCases(o.case_library, &d));  // case_library.h
   std::string text = format == "json" ? DumpJson(DiagnosisToJson(d, kSchemaVersion))
                      : format == "md" ? DiagnosisToMarkdown(d)
                                       : DiagnosisToYaml(d, kSchemaVersion);
@@ -115,6 +118,7 @@ Command AddDiagnoseCommand(CLI::App& root) {
                   "steps above this are slow, e.g. \"p99>2.0s\" or \"step>300ms\" (default: above the p90)");
   cmd->add_option("--time_range", o->time_range,
                   "only this part of the trace, relative to its start: A:B with units (1s:2.5s, :300ms)");
+  cmd->add_option("--case_library", o->case_library, "cite similar past cases from this case-card folder");
   AddOutputOptions(cmd, &o->output, "yaml (default), json, md");
   return {cmd, [o](CommandContext& ctx) { return RunDiagnose(*o, ctx); }};
 }

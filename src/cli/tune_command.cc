@@ -16,6 +16,10 @@
 
 #include "base/time_units.h"
 #include "cli/commands.h"
+#include "analysis/diagnose/runtime_adjustment.h"
+#include "report/diagnose/diagnosis_json.h"
+#include "report/diagnose/diagnosis_reader.h"
+#include "report/diagnose/runtime_adjustment_yaml.h"
 #include "tune/diagnosis_guidance.h"
 #include "tune/replay_evaluator.h"
 #include "tune/sampler.h"
@@ -40,6 +44,7 @@ struct TuneCliOptions {
   std::string study;
   int workers = 1;
   std::string from_diagnosis;
+  std::string runtime_adjustment;  // where the chosen configuration goes (runtime_adjustment.yaml schema)
   std::string replay;
   bool replay_noise = false;
   uint64_t seed = 0;
@@ -84,10 +89,39 @@ nlohmann::ordered_json ParamsJson(const std::map<std::string, std::string>& para
   return j;
 }
 
+// The chosen configuration as runtime_adjustment.yaml (the schema recommend-runtime writes), to
+// --runtime_adjustment, default runtime_adjustment.yaml when the study started from a diagnosis.
+Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, std::string>& params,
+                         const std::optional<DiagnosisGuidance>& guidance, const std::string& result,
+                         CommandContext& ctx) {
+  std::string device = "cpu", trace;
+  uint64_t hash = 0;
+  if (!o.from_diagnosis.empty()) {
+    ASSIGN_OR_RETURN(Diagnosis d, LoadDiagnosis(o.from_diagnosis));
+    device = std::string(DeviceKindId(d.device));
+    trace = d.trace_path;
+    hash = d.content_hash;
+  }
+  RuntimeAdjustment a = RuntimeAdjustmentFromTuned(params, guidance ? guidance->why : std::map<std::string, std::string>{},
+                                                   device, result);
+  a.trace = trace;
+  a.content_hash = hash;
+  a.diagnosis = o.from_diagnosis;
+  OutputOptions out;
+  out.output = o.runtime_adjustment.empty() ? "runtime_adjustment.yaml" : o.runtime_adjustment;
+  RETURN_IF_ERROR(WriteOutput(out, RuntimeAdjustmentToYaml(a, kSchemaVersion), ctx));
+  if (!o.quiet) ctx.err << "runtime adjustment written to " << out.output << "\n";
+  return Status::Ok();
+}
+
 CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   static constexpr std::string_view kFormats[] = {"text", "json"};
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
-  if (!o.from_diagnosis.empty()) RETURN_IF_ERROR(LoadDiagnosisGuidance(o.from_diagnosis).status());
+  std::optional<DiagnosisGuidance> guidance;
+  if (!o.from_diagnosis.empty()) {
+    ASSIGN_OR_RETURN(DiagnosisGuidance g, LoadDiagnosisGuidance(o.from_diagnosis));
+    guidance = std::move(g);
+  }
   if (o.space.empty() && o.replay.empty()) return InvalidInput("tune: give the search space with --space FILE");
   if (o.replay.empty() && o.command.empty())
     return InvalidInput("tune: give the command to run after `--` (or --replay CACHE.json.gz)");
@@ -275,6 +309,12 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     }
   }
   RETURN_IF_ERROR(WriteOutput(o.output, text, ctx));
+  if (r.best && (guidance || !o.runtime_adjustment.empty())) {
+    const std::string result = fmt::format("tune: best of {} trials ({} = {}{})", r.evaluations, objective_name,
+                                           best_value ? FormatValueText(*best_value) : "?",
+                                           improvement ? fmt::format(", {:+.1f}% vs the default", 100 * *improvement) : "");
+    RETURN_IF_ERROR(WriteTunedRuntime(o, r.trials[*r.best].params, guidance, result, ctx));
+  }
   return r.best ? ExitCode::kOk : ExitCode::kVerdictFailed;
 }
 
@@ -299,7 +339,11 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_option("--study", o->study, "study name (default: derived from the space, objective and command, so "
                                        "rerunning the same command resumes it)");
   cmd->add_option("--workers", o->workers, "trials to run at once in this process");
-  cmd->add_option("--from_diagnosis", o->from_diagnosis, "start from a diagnosis report (not yet available)");
+  cmd->add_option("--from_diagnosis", o->from_diagnosis,
+                  "a diagnose report: checked, and the chosen configuration is written as runtime_adjustment.yaml");
+  cmd->add_option("--runtime_adjustment", o->runtime_adjustment,
+                  "write the chosen configuration here (runtime_adjustment.yaml schema; default runtime_adjustment.yaml "
+                  "with --from_diagnosis)");
   cmd->add_option("--replay", o->replay,
                   "evaluate by lookup in a Kernel Tuner cache file (benchmarks; absent configurations are free)");
   cmd->add_flag("--replay_noise", o->replay_noise, "with --replay: one random sample of `times`, not their mean");
