@@ -18,6 +18,7 @@
 // `parameters` may also be a mapping from name to the same fields.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,6 +33,10 @@ struct SpaceFile {
   SearchSpace space;
   std::vector<std::pair<std::string, std::string>> env;  // name -> template with {param}
   std::string format;                                    // "yaml", "kernel_tuner", "t4"
+  // YAML `fixes:` per parameter: finding category id -> {parameter -> the value that addresses a
+  // finding of that category} (e.g. layout_conversion -> memory_format: channels_last). Read by
+  // `tune --from_diagnosis` to build the guided first configuration.
+  std::map<std::string, std::map<std::string, Value>> fixes;
 };
 
 // Chooses the reader by content: JSON with `tune_params` (Kernel Tuner), JSON with

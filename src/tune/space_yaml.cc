@@ -37,7 +37,7 @@ StatusOr<double> Number(const YAML::Node& n, const std::string& what) {
 }
 
 StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, std::string& condition,
-                                  const std::string& origin) {
+                                  const std::string& origin, SpaceFile& out) {
   Parameter p;
   p.name = name;
   std::string where = fmt::format("{}: parameter '{}'", origin, name);
@@ -79,6 +79,19 @@ StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, 
   }
   if (n["condition"]) condition = n["condition"].as<std::string>();
   RETURN_IF_ERROR(p.Check().WithContext(origin));
+  if (const YAML::Node& fixes = n["fixes"]) {
+    if (!fixes.IsMap()) return InvalidInput("{}: 'fixes' must map finding categories to values", where);
+    for (const auto& kv : fixes) {
+      if (!kv.second.IsScalar()) return InvalidInput("{}: fixes.{} must be a scalar", where, kv.first.as<std::string>());
+      Value v = ScalarValue(kv.second);
+      if (p.type == ParamType::kInt) {
+        if (auto x = AsNumber(v)) v = Value{static_cast<int64_t>(std::llround(*x))};
+      } else if (p.type == ParamType::kFloat) {
+        if (auto x = AsNumber(v)) v = Value{*x};
+      }
+      out.fixes[kv.first.as<std::string>()][name] = v;
+    }
+  }
   return p;
 }
 
@@ -99,7 +112,7 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
     const YAML::Node& params = root["parameters"];
     auto add = [&](const std::string& name, const YAML::Node& n) -> Status {
       std::string condition;
-      ASSIGN_OR_RETURN(Parameter p, ReadParameter(name, n, condition, origin));
+      ASSIGN_OR_RETURN(Parameter p, ReadParameter(name, n, condition, origin, out));
       def.params.push_back(std::move(p));
       def.conditions.push_back(std::move(condition));
       return Status::Ok();

@@ -114,6 +114,16 @@ struct Study {
       : space(s), evaluator(e), opt(o), progress(p) {}
 };
 
+// The first of the options' start configurations that is feasible and not yet in the study.
+const Config* NextStartConfig(const Study& st, const std::vector<TrialRecord>& trials) {
+  for (const Config& c : st.opt.start_configs) {
+    if (!st.space.Feasible(c)) continue;
+    const std::string key = st.space.Key(c);
+    if (std::none_of(trials.begin(), trials.end(), [&](const TrialRecord& t) { return t.key == key; })) return &c;
+  }
+  return nullptr;
+}
+
 // Resolves an unnamed objective from the metrics a trial reported: the only one, or an error.
 Status ResolveObjective(Study& st, const std::map<std::string, double>& metrics) {
   if (!st.objectives.empty() || metrics.empty()) return Status::Ok();
@@ -305,9 +315,13 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
         for (int attempt = 0; attempt < 64 && !have; ++attempt) {
           std::optional<Config> proposal;
           std::string label;
+          const Config* start = attempt == 0 ? NextStartConfig(st, trials) : nullptr;
           if (st.opt.default_first && trials.empty() && attempt == 0 && st.default_config) {
             proposal = *st.default_config;
             label = "default";
+          } else if (start) {
+            proposal = *start;
+            label = "guided";
           } else {
             Rng prng = Rng::ForTrial(st.opt.seed + static_cast<uint64_t>(attempt) * 0x9e37, h.size());
             auto c = st.sampler->Propose(h, prng);

@@ -44,6 +44,9 @@ struct TuneOptions {
   int remeasure_repeats = 5;
   uint64_t seed = 0;
   bool default_first = true;  // evaluate the space's default configuration first, when it has one
+  // Configurations to evaluate next (after the default, before any sampler proposal), e.g. the
+  // guided start of `tune --from_diagnosis`; infeasible ones and ones already in the study are skipped.
+  std::vector<Config> start_configs;
   std::string study_name;
   std::string fingerprint_extra;  // mixed into the study fingerprint (e.g. the command line)
   double stale_after_s = 300;     // a running trial without heartbeat this long is taken over

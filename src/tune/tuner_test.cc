@@ -270,6 +270,36 @@ TEST(TunerTest, ObjectiveResolvedFromTheOnlyMetricOrRefused) {
   EXPECT_NE(res.status().message().find("--objective"), std::string::npos);
 }
 
+// `fixes:` in the space file name the value that addresses a finding category; the guided start
+// configuration is evaluated right after the default, before any sampler proposal.
+TEST(TunerTest, GuidedStartRunsSecondAndSpaceFixesAreRead) {
+  auto f = ParseSpaceYaml(
+      "parameters:\n"
+      "  - {name: x, type: int, low: 0, high: 15, default: 0, fixes: {thread_oversubscription: 6}}\n",
+      "line.yaml");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  ASSERT_EQ(f->fixes.count("thread_oversubscription"), 1u);
+  EXPECT_EQ(f->fixes["thread_oversubscription"].at("x"), Value{int64_t{6}});
+  auto start = f->space.FromValues({{"x", Value{int64_t{6}}}});
+  ASSERT_TRUE(start.ok());
+  NoisyEvaluator eval;
+  auto store = MakeMemoryStorage();
+  TuneOptions o;
+  o.study_name = "guided";
+  o.budget = 4;
+  o.sampler = "random";
+  o.objectives = {{"latency_ms", false}};
+  o.start_configs = {*start};
+  auto res = RunStudy(f->space, eval, *store, o);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  ASSERT_GE(res->trials.size(), 2u);
+  EXPECT_EQ(res->trials[0].params.at("x"), "0");
+  EXPECT_EQ(res->trials[0].sampler, "default");
+  EXPECT_EQ(res->trials[1].params.at("x"), "6");
+  EXPECT_EQ(res->trials[1].sampler, "guided");
+  ExpectNoDuplicates(*res);
+}
+
 TEST(StudyStorageTest, ReserveIsAtomicAndNumbered) {
   for (const std::string& url : {std::string("memory"), "sqlite://" + TempPath("reserve.db")}) {
     auto store = OpenStudyStorage(url);
