@@ -119,7 +119,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
   std::optional<DiagnosisGuidance> guidance;
   if (!o.from_diagnosis.empty()) {
-    ASSIGN_OR_RETURN(DiagnosisGuidance g, LoadDiagnosisGuidance(o.from_diagnosis));
+    ASSIGN_OR_RETURN(DiagnosisGuidance g, LoadDiagnosisGuidance(o.from_diagnosis, /*require_knobs=*/o.space.empty()));
     guidance = std::move(g);
   }
   if (o.space.empty() && o.replay.empty()) return InvalidInput("tune: give the search space with --space FILE");
@@ -192,6 +192,23 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   topt.repeats = o.repeats;
   topt.seed = o.seed;
   topt.default_first = !o.no_default;
+  if (guidance) {
+    // The guided start: the values the space's `fixes:` give for the diagnosed categories.
+    if (std::optional<GuidedStart> start = GuidedStartFor(space, space_file.fixes, *guidance)) {
+      StatusOr<Config> c = space.FromValues(start->values);
+      if (c.ok() && space.Feasible(*c)) {
+        topt.start_configs.push_back(*c);
+        std::string text;
+        for (const auto& [param, why] : start->why) {
+          text += fmt::format("{}{}={} ({})", text.empty() ? "" : ", ", param, FormatValue(start->values.at(param)), why);
+          guidance->why[param] = why;
+        }
+        if (!o.quiet) ctx.err << "guided start from " << o.from_diagnosis << ": " << text << "\n";
+      } else if (!o.quiet) {
+        ctx.err << "guided start from " << o.from_diagnosis << " is not a legal configuration of the space; not used\n";
+      }
+    }
+  }
   topt.remeasure_top = o.remeasure >= 0 ? o.remeasure : (o.replay.empty() ? 3 : 0);
   topt.remeasure_repeats = std::max(3, o.repeats);
   topt.fingerprint_extra = identity;

@@ -53,7 +53,8 @@ std::vector<Parameter> KnobsFor(const std::string& category) {
 
 }  // namespace
 
-StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, const std::string& source) {
+StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, const std::string& source,
+                                                   bool require_knobs) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -68,6 +69,7 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
     std::string why;
   };
   std::vector<Suggested> knobs;
+  std::vector<GuidanceFinding> findings;
   try {
     for (const YAML::Node& f : root["findings"]) {
       if (!f.IsMap() || !f["category"]) continue;
@@ -75,6 +77,7 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
       if (confidence < kMinGuidanceConfidence) continue;
       const std::string category = f["category"].as<std::string>();
       const std::string title = f["title"] ? f["title"].as<std::string>() : category;
+      findings.push_back({category, confidence, title});
       for (Parameter& p : KnobsFor(category)) {
         auto it = std::find_if(knobs.begin(), knobs.end(), [&](const Suggested& s) { return s.param.name == p.name; });
         const std::string why = category + ": " + title;
@@ -89,11 +92,12 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
   } catch (const YAML::Exception& e) {
     return InvalidInput("--from_diagnosis {}: line {}: {}", source, e.mark.line + 1, e.msg);
   }
-  if (knobs.empty())
+  if (knobs.empty() && require_knobs)
     return Unavailable("--from_diagnosis {}: no finding with confidence >= {} suggests a tunable knob; give the space "
                        "with --space",
                        source, kMinGuidanceConfidence);
   DiagnosisGuidance g;
+  g.findings = std::move(findings);
   for (Suggested& k : knobs) {
     g.start[k.param.name] = *k.param.default_value;
     g.why[k.param.name] = k.why;
@@ -102,12 +106,31 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
   return g;
 }
 
-StatusOr<DiagnosisGuidance> LoadDiagnosisGuidance(const std::string& report_path) {
+std::optional<GuidedStart> GuidedStartFor(const SearchSpace& space,
+                                          const std::map<std::string, std::map<std::string, Value>>& fixes,
+                                          const DiagnosisGuidance& guidance) {
+  GuidedStart g;
+  for (const GuidanceFinding& f : guidance.findings) {
+    auto it = fixes.find(f.category);
+    if (it == fixes.end()) continue;
+    for (const auto& [param, value] : it->second) {
+      if (!space.IndexOf(param) || g.values.count(param)) continue;
+      g.values[param] = value;
+      g.why[param] = f.category + ": " + f.title;
+    }
+  }
+  if (g.values.empty()) return std::nullopt;
+  for (const Parameter& p : space.params())
+    if (!g.values.count(p.name) && p.default_value) g.values[p.name] = *p.default_value;
+  return g;
+}
+
+StatusOr<DiagnosisGuidance> LoadDiagnosisGuidance(const std::string& report_path, bool require_knobs) {
   std::ifstream in(report_path, std::ios::binary);
   if (!in) return NotFound("--from_diagnosis {}: cannot open the diagnosis report", report_path);
   std::stringstream buf;
   buf << in.rdbuf();
-  return ParseDiagnosisGuidance(buf.str(), report_path);
+  return ParseDiagnosisGuidance(buf.str(), report_path, require_knobs);
 }
 
 }  // namespace cprof::tune

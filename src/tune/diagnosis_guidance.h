@@ -17,6 +17,8 @@
 #pragma once
 
 #include <map>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "base/status.h"
@@ -26,13 +28,35 @@ namespace cprof::tune {
 
 inline constexpr double kMinGuidanceConfidence = 0.3;
 
+struct GuidanceFinding {
+  std::string category;
+  double confidence = 0;
+  std::string title;
+};
+
 struct DiagnosisGuidance {
   SpaceDefinition space;                    // parameters suggested by the findings
   std::map<std::string, Value> start;       // the configuration to evaluate first
   std::map<std::string, std::string> why;   // parameter -> the finding that suggested it
+  std::vector<GuidanceFinding> findings;    // confidence >= kMinGuidanceConfidence, report order
 };
 
-StatusOr<DiagnosisGuidance> LoadDiagnosisGuidance(const std::string& report_path);
-StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, const std::string& source);
+// The guided start in a user's own space: for each finding (in report order), the parameters whose
+// `fixes:` name its category take the value given there (the first finding to name a parameter
+// wins); every other parameter keeps its default. `why` gets "category: title" per parameter set.
+// nullopt when no finding names a parameter of the space.
+struct GuidedStart {
+  std::map<std::string, Value> values;
+  std::map<std::string, std::string> why;
+};
+std::optional<GuidedStart> GuidedStartFor(const SearchSpace& space,
+                                          const std::map<std::string, std::map<std::string, Value>>& fixes,
+                                          const DiagnosisGuidance& guidance);
+
+// `require_knobs`: kUnavailable when no finding maps to a generic knob (pass false when the user
+// gives their own space, whose `fixes:` may still name the findings' categories).
+StatusOr<DiagnosisGuidance> LoadDiagnosisGuidance(const std::string& report_path, bool require_knobs = true);
+StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, const std::string& source,
+                                                   bool require_knobs = true);
 
 }  // namespace cprof::tune

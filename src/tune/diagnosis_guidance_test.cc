@@ -50,6 +50,44 @@ TEST(DiagnosisGuidanceTest, CategoriesBecomeKnobsWithTodayAsTheStart) {
   EXPECT_TRUE(SearchSpace::Create(g->space).ok());
 }
 
+TEST(DiagnosisGuidanceTest, GuidedStartInTheUsersOwnSpace) {
+  auto space = SearchSpace::Create(SpaceDefinition{
+      .params = {[] {
+                   Parameter p;
+                   p.name = "fmt";
+                   p.type = ParamType::kCategorical;
+                   p.values = {Value{"mixed"}, Value{"channels_last"}};
+                   p.default_value = Value{"mixed"};
+                   return p;
+                 }(),
+                 [] {
+                   Parameter p;
+                   p.name = "threads";
+                   p.type = ParamType::kOrdinal;
+                   p.values = {Value{int64_t{1}}, Value{int64_t{2}}};
+                   p.default_value = Value{int64_t{1}};
+                   return p;
+                 }()}});
+  ASSERT_TRUE(space.ok()) << space.status().message();
+  StatusOr<DiagnosisGuidance> g = ParseDiagnosisGuidance(
+      "findings:\n  - {category: tail_latency, confidence: 0.9, title: slow steps}\n"
+      "  - {category: layout_conversion, confidence: 0.8, title: copies}\n"
+      "  - {category: thread_oversubscription, confidence: 0.1, title: weak}\n",
+      "r.yaml", /*require_knobs=*/false);
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  ASSERT_EQ(g->findings.size(), 2u);  // the weak one is left out
+  const std::map<std::string, std::map<std::string, Value>> fixes = {
+      {"layout_conversion", {{"fmt", Value{"channels_last"}}}},
+      {"thread_oversubscription", {{"threads", Value{int64_t{2}}}}}};
+  std::optional<GuidedStart> start = GuidedStartFor(*space, fixes, *g);
+  ASSERT_TRUE(start.has_value());
+  EXPECT_EQ(start->values.at("fmt"), Value{"channels_last"});
+  EXPECT_EQ(start->values.at("threads"), Value{int64_t{1}});  // its finding is below the cut: default
+  EXPECT_EQ(start->why.at("fmt"), "layout_conversion: copies");
+  EXPECT_EQ(start->why.count("threads"), 0u);
+  EXPECT_FALSE(GuidedStartFor(*space, {{"gc", {{"fmt", Value{"channels_last"}}}}}, *g).has_value());
+}
+
 TEST(DiagnosisGuidanceTest, NothingTunableOrBadInput) {
   EXPECT_EQ(ParseDiagnosisGuidance("findings:\n  - {category: tail_latency, confidence: 0.9}\n", "t.yaml").status().code(),
             StatusCode::kUnavailable);
