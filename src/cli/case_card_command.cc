@@ -1,9 +1,11 @@
-// `cann-profiler case-card --diagnosis R.yaml [--solution TEXT] [--before B --after A]
+// `cann-profiler case-card --diagnosis R.yaml [--finding F1] [--solution TEXT] [--before B --after A]
 // [--metric step_time] [--library DIR] [--output case.md]`: a case card (problem, root cause, fix,
 // measured gain, where it applies, risks) from a diagnosis, saved into the case library
 // (analysis/diagnose/case_card.h; format in report/diagnose/case_card_markdown.h). With --before
 // and --after the gain is measured with validate's statistics (analysis/compare/validation.h):
 // the change of the metric's statistic with its interval and Holm-adjusted p-value.
+#include <algorithm>
+#include <cstdlib>
 #include <memory>
 
 #include <fmt/format.h>
@@ -23,6 +25,7 @@ namespace {
 struct CaseCardOptions {
   std::string diagnosis;
   std::string solution;
+  std::string finding = "F1";
   std::string before;
   std::string after;
   std::string metric = "step_time";
@@ -72,12 +75,21 @@ StatusOr<MeasuredGain> Measure(const CaseCardOptions& o) {
 CommandResult RunCaseCard(const CaseCardOptions& o, CommandContext& ctx) {
   if (o.before.empty() != o.after.empty()) return InvalidInput("case-card: give both --before and --after, or neither");
   ASSIGN_OR_RETURN(Diagnosis d, LoadDiagnosis(o.diagnosis));
+  size_t primary = 0;
+  {
+    const std::string& id = o.finding;
+    char* end = nullptr;
+    const long n = id.size() > 1 && (id[0] == 'F' || id[0] == 'f') ? std::strtol(id.c_str() + 1, &end, 10) : 0;
+    if (n < 1 || *end != '\0' || static_cast<size_t>(n) > std::max<size_t>(1, d.findings.size()))
+      return InvalidInput("--finding {}: {} has findings F1..F{}", id, o.diagnosis, d.findings.size());
+    primary = static_cast<size_t>(n - 1);
+  }
   std::optional<MeasuredGain> measured;
   if (!o.before.empty()) {
     ASSIGN_OR_RETURN(MeasuredGain g, Measure(o));
     measured = g;
   }
-  const CaseCard card = BuildCaseCard(d, o.solution, measured);
+  const CaseCard card = BuildCaseCard(d, o.solution, measured, primary);
   const std::string library = o.library.empty() ? DefaultCaseLibrary() : o.library;
   ASSIGN_OR_RETURN(std::string saved, SaveCaseCard(card, library, kSchemaVersion));
   if (!o.output.empty()) {
@@ -101,6 +113,7 @@ Command AddCaseCardCommand(CLI::App& root) {
   auto o = std::make_shared<CaseCardOptions>();
   CLI::App* cmd = root.add_subcommand("case-card", "record a solved problem as a case card in the case library");
   cmd->add_option("--diagnosis", o->diagnosis, "the diagnose report of the problem (YAML or JSON)")->required();
+  cmd->add_option("--finding", o->finding, "the finding the case is about, by its report id (default F1)");
   cmd->add_option("--solution", o->solution, "what was done to fix it (default: the top finding's suggestions)");
   cmd->add_option("--before", o->before, "trace(s) before the fix: a trace, a folder or a comma list of runs");
   cmd->add_option("--after", o->after, "trace(s) after the fix, same forms");

@@ -92,6 +92,9 @@ TEST(CaseCardCommandTest, BadInputIsExitTwoNamingTheFile) {
                               (dir / "gone.json").string(), "--library", dir.string()});
   EXPECT_EQ(bad_after.code, 2);
   EXPECT_NE(bad_after.err.find("gone.json"), std::string::npos) << bad_after.err;
+  Result finding = RunArgs({"case-card", "--diagnosis", report, "--finding", "F99", "--library", dir.string()});
+  EXPECT_EQ(finding.code, 2);
+  EXPECT_NE(finding.err.find("report.yaml"), std::string::npos) << finding.err;
   Result no_library = RunArgs({"diagnose", "--trace", kNccl, "--case_library", (dir / "no_cases").string()});
   EXPECT_EQ(no_library.code, 2);
   EXPECT_NE(no_library.err.find("no_cases"), std::string::npos);

@@ -35,7 +35,8 @@ uint64_t CaseFingerprint(std::vector<std::string> categories, const std::string&
   return h;
 }
 
-CaseCard BuildCaseCard(const Diagnosis& d, const std::string& solution, const std::optional<MeasuredGain>& measured) {
+CaseCard BuildCaseCard(const Diagnosis& d, const std::string& solution, const std::optional<MeasuredGain>& measured,
+                       size_t primary) {
   CaseCard card;
   card.device = std::string(DeviceKindId(d.device));
   card.framework = "pytorch";
@@ -49,8 +50,12 @@ CaseCard BuildCaseCard(const Diagnosis& d, const std::string& solution, const st
     card.id = "none-" + fmt::format("{:016x}", d.content_hash).substr(0, 8);
     return card;
   }
-  const Finding& top = d.findings.front();
-  for (const Finding& f : d.findings) {
+  const Finding& top = d.findings[primary < d.findings.size() ? primary : 0];
+  std::vector<const Finding*> order = {&top};  // the primary first, then the rest in rank order
+  for (const Finding& f : d.findings)
+    if (&f != &top) order.push_back(&f);
+  for (const Finding* fp : order) {
+    const Finding& f = *fp;
     if (&f != &top && f.confidence < 0.5) continue;
     const std::string cat(CategoryId(f.category));
     if (std::find(card.categories.begin(), card.categories.end(), cat) != card.categories.end()) continue;

@@ -57,10 +57,13 @@ struct CaseCard {
   std::string path;            // where it was read from (library loads), else empty
 };
 
-// The card for a diagnosis' top finding (and the other findings at >= 0.5 confidence). `solution`
+// The card for one finding of a diagnosis (with the other findings at >= 0.5 confidence as context). `solution`
 // is what was done (free text); empty means the suggestions of the top finding are the fix.
 // kInvalidInput-free: a diagnosis without findings gives a card whose problem says so.
-CaseCard BuildCaseCard(const Diagnosis& d, const std::string& solution, const std::optional<MeasuredGain>& measured);
+// `primary` picks the finding the card is about (default the top one, F1); kNotFound-free: an
+// index past the findings falls back to the top one.
+CaseCard BuildCaseCard(const Diagnosis& d, const std::string& solution, const std::optional<MeasuredGain>& measured,
+                       size_t primary = 0);
 
 // FNV-1a over the sorted categories, the device and the top op names.
 uint64_t CaseFingerprint(std::vector<std::string> categories, const std::string& device,

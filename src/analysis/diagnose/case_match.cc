@@ -14,7 +14,7 @@ double Norm(double x) { return std::copysign(std::log10(1 + std::fabs(x)), x); }
 
 double CaseSimilarity(const Finding& f, int64_t span_ns, const CaseCard& card) {
   const std::string cat(CategoryId(f.category));
-  if (std::find(card.categories.begin(), card.categories.end(), cat) == card.categories.end()) return 0;
+  if (card.categories.empty() || card.categories.front() != cat) return 0;
   // Metric vectors over the union of names.
   std::map<std::string, std::pair<double, double>> v;  // name -> (finding, card)
   for (const FindingMetric& m : f.metrics) v[cat + "." + m.name].first = Norm(m.value);

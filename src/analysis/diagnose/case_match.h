@@ -5,7 +5,8 @@
 //   for (const CaseMatch& c : m) cite(diagnosis.findings[c.finding], cards[c.card], c.similarity);
 //
 // Similarity of finding f and card k (documented in the README, "case-card"):
-//   0 when f's category is not among k's categories; otherwise
+//   0 when f's category is not k's primary category (the problem the card solved; the other
+//   categories on the card are context, and its fix does not address them); otherwise
 //   0.4 + 0.3 * cos(metrics) + 0.2 * jaccard(ops) + 0.1 * [same device]
 // where cos(metrics) is the cosine similarity of the two metric vectors over the union of f's
 // metric names and the card's key metrics of that category (a missing value counts 0), each

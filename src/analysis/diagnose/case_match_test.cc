@@ -34,6 +34,8 @@ Diagnosis LayoutDiagnosis(double ratio, std::vector<std::string> ops) {
   Finding weak;
   weak.category = Category::kGc;
   weak.confidence = 0.2;  // below 0.5: not part of the card
+  weak.device = "npu";
+  weak.saving_ns = 10'000'000;
   d.findings.push_back(weak);
   return d;
 }
@@ -90,6 +92,18 @@ TEST(CaseMatchTest, MatchCasesKeepsTheBestAboveTheThreshold) {
   EXPECT_NEAR(m[0].similarity, 1.0, 1e-9);
   EXPECT_LT(m[1].similarity, m[0].similarity);
   EXPECT_TRUE(MatchCases(d, cards, 0.99).size() == 1);
+}
+
+TEST(CaseMatchTest, OnlyThePrimaryCategoryMatches) {
+  Diagnosis d = LayoutDiagnosis(0.31, {"TransData"});
+  d.findings[1].confidence = 0.9;  // gc joins the card as context
+  const CaseCard layout_card = BuildCaseCard(d, "", std::nullopt);
+  ASSERT_EQ(layout_card.categories, (std::vector<std::string>{"layout_conversion", "gc"}));
+  EXPECT_EQ(CaseSimilarity(d.findings[1], d.span_ns, layout_card), 0.0);  // its fix was for the layout
+  const CaseCard gc_card = BuildCaseCard(d, "", std::nullopt, /*primary=*/1);
+  EXPECT_EQ(gc_card.categories.front(), "gc");
+  EXPECT_GT(CaseSimilarity(d.findings[1], d.span_ns, gc_card), 0.5);
+  EXPECT_EQ(CaseSimilarity(d.findings[0], d.span_ns, gc_card), 0.0);
 }
 
 }  // namespace

@@ -21,8 +21,10 @@ std::vector<Category> PriorityTier(PlanPriority p) {
       return {C::kTailLatency, C::kHostDeviceSync, C::kLaunchOverhead, C::kDynamicShape, C::kGc,
               C::kThreadOversubscription, C::kAicpuOps, C::kSlowRank};
     case PlanPriority::kThroughputFirst:
-      return {C::kDataloader, C::kDeviceIdle, C::kHostGap, C::kExposedCommunication, C::kLaunchOverhead,
-              C::kFusionCandidate, C::kAffinityApi, C::kLayoutConversion, C::kCommAlignment, C::kSlowRank};
+      return {C::kDataloader,      C::kDeviceIdle,     C::kHostGap,          C::kExposedCommunication,
+              C::kLaunchOverhead,  C::kFusionCandidate, C::kAffinityApi,     C::kLayoutConversion,
+              C::kDynamicShape,    C::kAicpuOps,        C::kHostDeviceSync,  C::kCommAlignment,
+              C::kSlowRank};
     case PlanPriority::kMemoryFirst:
       return {C::kMemoryChurn, C::kMemoryFragmentation, C::kEnvConfig};
   }

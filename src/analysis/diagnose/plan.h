@@ -20,7 +20,7 @@
 //
 // Order: steps whose category serves the priority come first (latency_first: tail_latency,
 // host_device_sync, launch_overhead, ...; throughput_first: dataloader, device_idle, host_gap,
-// exposed_communication, ...; memory_first: memory_churn, memory_fragmentation, env_config), then
+// exposed_communication, launch_overhead, fusion, dynamic_shape, ...; memory_first: memory_churn, memory_fragmentation, env_config), then
 // within a tier by mid-range gain divided by the risk's cost (low 1, medium 1.5, high 2.5).
 // Dependencies: where one change overlaps another (a fusion removes launches, an allocator setting
 // removes fragmentation), the later step names the earlier one and their gains do not add.
