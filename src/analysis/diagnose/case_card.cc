@@ -71,7 +71,7 @@ CaseCard BuildCaseCard(const Diagnosis& d, const std::string& solution, const st
   card.id = fmt::format("{}-{:016x}", card.categories.front(), card.fingerprint).substr(0, card.categories.front().size() + 9);
   card.title = top.title;
   const int64_t steps = std::max<int64_t>(1, d.step_count);
-  card.problem = fmt::format("{} ({} trace, {} step{}, {} per step on average). The top finding costs {} per step; "
+  card.problem = fmt::format("{} ({} trace, {} step{}, {} per step on average). This finding costs {} per step; "
                              "the diagnosis estimated a saving of {} ({}).",
                              top.title, card.device, d.step_count, d.step_count == 1 ? "" : "s", Ms(d.step_mean_ns),
                              Ms(top.cost_per_step_ns), Ms(top.saving_ns / steps) + " per step", top.saving_method);
