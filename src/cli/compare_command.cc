@@ -86,7 +86,8 @@ CommandResult RunCompare(const CompareCommandOptions& o, CommandContext& ctx) {
 
   if (format == "json") {
     nlohmann::ordered_json doc = NewJsonDocument("trace_diff");
-    for (auto& [k, v] : TraceDiffJson(diff, labels).items()) doc[k] = v;
+    const nlohmann::ordered_json body = TraceDiffJson(diff, labels);  // a named object: items() of a temporary dangles
+    for (const auto& [k, v] : body.items()) doc[k] = v;
     RETURN_IF_ERROR(WriteOutput(o.output, DumpJson(doc), ctx));
   } else if (format == "html") {
     RETURN_IF_ERROR(WriteOutput(o.output, TraceDiffHtml(diff, labels), ctx));

@@ -93,7 +93,8 @@ CommandResult RunValidate(const ValidateCommandOptions& o, CommandContext& ctx) 
 
   if (format == "json") {
     nlohmann::ordered_json doc = NewJsonDocument("validation");
-    for (auto& [k, v] : ValidationJson(result).items()) doc[k] = v;
+    const nlohmann::ordered_json body = ValidationJson(result);  // a named object: items() of a temporary dangles
+    for (const auto& [k, v] : body.items()) doc[k] = v;
     RETURN_IF_ERROR(WriteOutput(o.output, DumpJson(doc), ctx));
   } else if (format == "html") {
     RETURN_IF_ERROR(WriteOutput(o.output, ValidationHtml(result), ctx));

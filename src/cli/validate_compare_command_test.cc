@@ -1,0 +1,65 @@
+// `validate` and `compare` in-process (RunCli) on the HTA trace_diff pair: their JSON documents
+// (schema_version, the documented fields), and bad input (exit 2, the file named).
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_app.h"
+
+namespace cprof::cli {
+namespace {
+
+const std::string kControl = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/trace_diff/control/control.json.gz";
+const std::string kTest = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/trace_diff/test/test.json.gz";
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result RunArgs(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = RunCli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(ValidateCommandTest, JsonDocumentHasVerdictAndMetrics) {
+  Result r = RunArgs({"validate", "--before", kControl, "--after", kTest, "--metrics", "step_time", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schema_version"], 1);
+  ASSERT_TRUE(doc["metrics"].is_array());
+  ASSERT_EQ(doc["metrics"].size(), 1u);
+  const nlohmann::json& m = doc["metrics"][0];
+  EXPECT_EQ(m["name"], "step_time");
+  for (const char* key : {"before", "after", "change_pct", "ci", "p_value", "effect_size", "n_before", "n_after", "verdict"})
+    EXPECT_TRUE(m.contains(key)) << key;
+  // The test run's steps are slower (the memcpy regression): a significant regression.
+  EXPECT_EQ(m["verdict"], "regressed");
+  EXPECT_EQ(doc["verdict"], "regressed");
+}
+
+TEST(ValidateCommandTest, FailOnRegressionExitsOneAndMissingRunExitsTwo) {
+  EXPECT_EQ(RunArgs({"validate", "--before", kControl, "--after", kTest, "--metrics", "step_time",
+                     "--fail_on_regression", "--json"})
+                .code,
+            1);
+  Result bad = RunArgs({"validate", "--before", "/nonexistent/run.json", "--after", kTest});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("/nonexistent/run.json"), std::string::npos) << bad.err;
+}
+
+TEST(CompareCommandTest, JsonDocumentListsOpsAndTopRegressions) {
+  Result r = RunArgs({"compare", "--baseline", kControl, "--target", kTest, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_FALSE(doc.dump().find("Memcpy DtoD") == std::string::npos);
+}
+
+}  // namespace
+}  // namespace cprof::cli
