@@ -15,7 +15,7 @@ PREFIX ?= /usr/local
 export CCACHE_BASEDIR ?= $(abspath $(CURDIR)/..)
 export CCACHE_NOHASHDIR ?= 1
 
-.PHONY: all setup configure build demo test bench format lint clean test-sanitize install
+.PHONY: all setup configure build demo demo-gpt test bench format lint clean test-sanitize install
 
 all: build
 
@@ -28,9 +28,13 @@ configure: setup
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# The main job on a bundled workload: a real PyTorch CPU training run, profiled, then summarized.
+# The main job on a bundled AIGC workload (examples/aigc): trace -> diagnose -> generate-plan ->
+# tune --from_diagnosis -> validate -> visualize, everything in $(OUT)/demo (gpt: $(OUT)/demo-gpt).
 demo: build
-	scripts/demo.sh $(BUILD_DIR) $(OUT)
+	scripts/demo.sh $(BUILD_DIR) $(OUT) unet
+
+demo-gpt: build
+	scripts/demo.sh $(BUILD_DIR) $(OUT) gpt
 
 # Every test that needs no GPU (ctest labels unit, golden, browser, slow; not gpu).
 test: build

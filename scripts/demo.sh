@@ -1,18 +1,106 @@
 #!/usr/bin/env bash
-# The demo: profile a real PyTorch CPU training run (Debian's python3-torch), then summarize it.
+# The main job end to end on a bundled AIGC workload (examples/aigc), with its poor default
+# configuration: trace -> diagnose -> generate-plan -> tune --from_diagnosis -> validate -> visualize.
+#
+#   scripts/demo.sh [BUILD_DIR] [OUT_DIR] [unet|gpt]        (make demo / make demo-gpt)
+#
+# Environment: DEMO_BUDGET (tuning trials, default 6), DEMO_RUNS (runs per side for validate,
+# default 5), DEMO_ARGS (extra workload flags for every run, e.g. "--steps 6" for a quick check).
+# Everything lands in OUT_DIR/demo (unet) or OUT_DIR/demo-gpt.
 set -euo pipefail
 build=${1:-build}
 out=${2:-out}
-mkdir -p "$out"
-python=/usr/bin/python3   # Debian's interpreter: the one that sees python3-torch
+workload=${3:-unet}
+budget=${DEMO_BUDGET:-6}
+runs=${DEMO_RUNS:-5}
+read -r -a extra <<< "${DEMO_ARGS:-}"
+python=/usr/bin/python3   # Debian's interpreter (json parsing only here)
 
-echo "== 1/3 run examples/pytorch_cpu/train.py under torch.profiler"
-"$python" examples/pytorch_cpu/train.py --output "$out/demo_trace.json" --steps 8
+case $workload in
+  unet) dir=$out/demo ;;
+  gpt) dir=$out/demo-gpt ;;
+  *) echo "demo: unknown workload '$workload' (unet or gpt)" >&2; exit 2 ;;
+esac
+cli=$build/cann-profiler
+exe=$build/examples/$workload
+space=examples/aigc/${workload}_space.yaml
+for f in "$cli" "$exe"; do
+  [ -x "$f" ] || { echo "demo: $f is missing (build first: make build; the workloads need libtorch-dev)" >&2; exit 2; }
+done
+rm -rf "$dir"
+mkdir -p "$dir/runs/default" "$dir/runs/tuned"
+t0=$(date +%s)
+stamp() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 
-echo "== 2/3 cann-profiler summary $out/demo_trace.json"
-"$build/cann-profiler" summary "$out/demo_trace.json"
+# The tunable flags of the workload, as {placeholders} for tune (the space's parameter names).
+mapfile -t params < <("$python" - "$space" <<'PY'
+import re, sys
+for line in open(sys.argv[1]):
+    m = re.search(r"name:\s*([A-Za-z_][A-Za-z0-9_]*)", line)
+    if m and not line.lstrip().startswith("#"):
+        print(m.group(1))
+PY
+)
+placeholders=()
+for p in "${params[@]}"; do placeholders+=("--$p" "{$p}"); done
 
-echo "== 3/3 cann-profiler convert to Perfetto protobuf (open it in ui.perfetto.dev)"
-"$build/cann-profiler" convert "$out/demo_trace.json" "$out/demo_trace.pb"
-"$build/cann-profiler" summary "$out/demo_trace.pb" --json > "$out/demo_summary.json"
-echo "wrote $out/demo_trace.pb and $out/demo_summary.json"
+stamp "1/6 trace the default configuration: $exe ${extra[*]}"
+"$cli" trace --output "$dir/trace.pb" -- "$exe" "${extra[@]}" > "$dir/default_run.jsonl"
+
+stamp "2/6 diagnose"
+"$cli" diagnose --trace "$dir/trace.pb" --output "$dir/root_cause_report.yaml"
+"$cli" diagnose --trace "$dir/trace.pb" --format json --output "$dir/root_cause_report.json" > /dev/null
+
+stamp "3/6 generate-plan"
+"$cli" generate-plan --diagnosis "$dir/root_cause_report.yaml" --priority latency_first --risk_tolerance medium \
+  --output "$dir/optimization_plan.md"
+
+stamp "4/6 tune --from_diagnosis (budget $budget)"
+"$cli" tune --space "$space" --objective latency_ms:min --budget "$budget" --seed 1 \
+  --from_diagnosis "$dir/root_cause_report.yaml" --runtime_adjustment "$dir/runtime_adjustment.yaml" \
+  --storage "sqlite://$dir/study.db" --study "demo-$workload" --remeasure 0 \
+  --output "$dir/tuning_report.json" -- "$exe" "${extra[@]}" "${placeholders[@]}"
+mapfile -t tuned < <("$python" - "$dir/tuning_report.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for k, v in doc["best_params"].items():
+    print(f"--{k}")
+    print(v)
+PY
+)
+
+stamp "5/6 validate: $runs traced runs each of the default and the tuned configuration (interleaved)"
+for i in $(seq 1 "$runs"); do
+  "$cli" trace --output "$dir/runs/default/run_$i.pb" -- "$exe" "${extra[@]}" > /dev/null 2>&1
+  "$cli" trace --output "$dir/runs/tuned/run_$i.pb" -- "$exe" "${extra[@]}" "${tuned[@]}" > /dev/null 2>&1
+done
+rc=0
+"$cli" validate --before "$dir/runs/default" --after "$dir/runs/tuned" --metrics step_time,p99_latency \
+  --output "$dir/validation_report.html" || rc=$?
+"$cli" validate --before "$dir/runs/default" --after "$dir/runs/tuned" --metrics step_time,p99_latency \
+  --output "$dir/validation_report.json" > /dev/null || rc=$?
+
+stamp "6/6 visualize with the findings"
+"$cli" visualize --trace "$dir/trace.pb" --diagnosis "$dir/root_cause_report.yaml" --output "$dir/performance_map.html"
+
+echo
+echo "== what happened (files in $dir/, loop took $(( $(date +%s) - t0 )) s)"
+"$python" - "$dir" <<'PY'
+import json, sys, os
+d = sys.argv[1]
+diag = json.load(open(os.path.join(d, "root_cause_report.json")))
+print("top findings:")
+for f in diag["findings"][:3]:
+    print(f"  {f['category']:<24} confidence {f['confidence']:.2f}  saving {f['saving_ns'] / 1e6:8.1f} ms  {f['title']}")
+tune = json.load(open(os.path.join(d, "tuning_report.json")))
+params = " ".join(f"--{k} {v}" for k, v in tune["best_params"].items())
+print(f"chosen configuration: {params}  (latency_ms {tune['best_value']:.2f}, {tune.get('trials', '?')} trials)")
+val = json.load(open(os.path.join(d, "validation_report.json")))
+for m in val["metrics"]:
+    ci = m.get("ci") or {}
+    lo, hi = (ci.get("low"), ci.get("high")) if isinstance(ci, dict) else (ci[0], ci[1]) if ci else (None, None)
+    interval = f" [{lo:+.1f}%, {hi:+.1f}%]" if lo is not None and hi is not None else ""
+    print(f"validated {m['name']}: {m['change_pct']:+.1f}%{interval}, p = {m['p_value']:.3g}: {m['verdict']}")
+print(f"verdict: {val['verdict']}")
+PY
+exit $rc
