@@ -13,8 +13,11 @@
 //  - support     = SupportFromCount(slow steps);
 //  - consistency = share of slow steps in which the top contributor took longer than its fast-step
 //    mean;
-//  - specificity = share of the slow-fast gap the top kTop contributors explain (1 when they
-//    explain it all; a gap spread thinly over everything names no cause).
+//  - specificity = how disproportionately the top kTop contributors grew: with e their share of
+//    the slow-fast gap and f their share of the fast step, (e - f) / (1 - f), clamped to [0, 1].
+//    A uniform slowdown (a loaded or throttled machine stretches every op alike) gives e == f and
+//    names no cause (0); an op that runs only in slow steps gives e ~ 1 (1); a gap spread thinly
+//    over everything gives a small e (near 0).
 // Saving: for each slow step, the top contributors' excess over their fast-step means: what the
 // slow steps would save if those ran as they do in fast steps.
 #include <algorithm>
@@ -119,6 +122,11 @@ class TailLatencyRule final : public Rule {
     if (top == 0 || gap <= 0) return;
     // Host self times and device times can overlap, so the sum may exceed the gap: cap at 1.
     const double explained_share = std::min(1.0, explained / gap);
+    double top_fast = 0;
+    for (size_t i = 0; i < top; ++i) top_fast += contributors[i].fast_mean;
+    const double fast_share = std::min(1.0, top_fast / fast_mean);
+    const double disproportion =
+        fast_share >= 1.0 ? 0.0 : std::clamp((explained_share - fast_share) / (1.0 - fast_share), 0.0, 1.0);
     size_t consistent = 0;
     const std::vector<int64_t>& first = per[contributors[0].name];
     for (size_t i = 0; i < steps.size(); ++i)
@@ -129,7 +137,7 @@ class TailLatencyRule final : public Rule {
     f.confidence_terms.magnitude = MagnitudeOverThreshold(ratio, directed ? kDirectedThreshold : kThreshold);
     f.confidence_terms.support = SupportFromCount(static_cast<int64_t>(n_slow));
     f.confidence_terms.consistency = static_cast<double>(consistent) / static_cast<double>(n_slow);
-    f.confidence_terms.specificity = explained_share;
+    f.confidence_terms.specificity = disproportion;
     f.confidence = ComputeConfidence(f.confidence_terms);
     if (f.confidence <= 0) return;
     f.title = fmt::format("{} slow step{} take {} longer than fast ones; {} explains {}", n_slow, n_slow == 1 ? "" : "s",
@@ -153,7 +161,9 @@ class TailLatencyRule final : public Rule {
                  {"slow_step_mean_ns", slow_mean, "ns"},
                  {"fast_step_mean_ns", fast_mean, "ns"},
                  {"slow_over_fast", ratio, "ratio"},
-                 {"explained_fraction", explained_share, "ratio"}};
+                 {"explained_fraction", explained_share, "ratio"},
+                 {"top_share_of_fast_step", fast_share, "ratio"},
+                 {"disproportion", disproportion, "ratio"}};
     for (size_t i = 0; i < top; ++i)
       f.metrics.push_back({"excess_ns:" + contributors[i].name, contributors[i].diff(), "ns"});
     // The slowest step, then each top contributor's longest instance in a slow step.
