@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Runs a shortened `make demo` and checks that its parts agree with each other.
+
+  scripts/check_demo.py BUILD_DIR WORK_DIR [unet|gpt]
+
+Checks: the plan names a diagnosed category; a knob of the space has `fixes:` for a diagnosed
+category, the study evaluated that guided start right after the default and it beat the default
+(the diagnosis pointed the right way); the tuned configuration beats the default; validate calls
+the step time improved (significant) and nothing regressed; runtime_adjustment.yaml was written.
+Exit 1 with the reason otherwise.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def fail(msg):
+    print(f"check_demo: FAIL: {msg}")
+    sys.exit(1)
+
+
+def main():
+    build, work = sys.argv[1], sys.argv[2]
+    workload = sys.argv[3] if len(sys.argv) > 3 else "unet"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, DEMO_BUDGET="5", DEMO_RUNS="5",
+               DEMO_ARGS="--steps 8" if workload == "unet" else "--max_tokens 16")
+    run = subprocess.run([os.path.join(root, "scripts/demo.sh"), os.path.abspath(build), os.path.abspath(work), workload],
+                         cwd=root, env=env, capture_output=True, text=True)
+    print(run.stdout[-3000:])
+    if run.returncode != 0:
+        print(run.stderr[-3000:])
+        fail(f"demo.sh exited with {run.returncode}")
+    d = os.path.join(work, "demo" if workload == "unet" else "demo-gpt")
+    diag = json.load(open(os.path.join(d, "root_cause_report.json")))
+    categories = [f["category"] for f in diag["findings"] if f["confidence"] >= 0.3]
+    if not categories:
+        fail("diagnose found nothing with confidence >= 0.3 in the default configuration")
+    plan = open(os.path.join(d, "optimization_plan.md")).read()
+    if not any(c in plan for c in categories):
+        fail(f"the plan names none of the diagnosed categories {categories}")
+    tune = json.load(open(os.path.join(d, "tuning_report.json")))
+    space = open(os.path.join(root, "examples/aigc", f"{workload}_space.yaml")).read()
+    defaults = dict(re.findall(r"name:\s*(\w+),.*?default:\s*([\w.]+)", space))
+    changed = {k for k, v in tune["best_params"].items() if str(v) != defaults.get(k)}
+    if not changed:
+        fail("the tuned configuration is the default")
+    fixed_by_diagnosis = set()
+    for line in re.findall(r"name:\s*(\w+).*?fixes:\s*\{([^}]*)\}", space, flags=re.S):
+        name, fixes = line
+        if any(c in fixes for c in categories):
+            fixed_by_diagnosis.add(name)
+    if not fixed_by_diagnosis:
+        fail(f"no knob of the space addresses the diagnosed categories {categories}")
+    history = tune.get("history") or []
+    guided = [t for t in history if t.get("sampler") == "guided"]
+    if not guided:
+        fail("the study never evaluated the guided start from the diagnosis")
+    default = [t for t in history if t.get("sampler") == "default" and t.get("state") == "complete"]
+    if not default or not (tune["best_value"] < default[0]["metrics"]["latency_ms"]):
+        fail("the tuned configuration does not beat the default in the study")
+    g = guided[0]
+    if g.get("state") == "complete" and not (g["metrics"]["latency_ms"] < default[0]["metrics"]["latency_ms"]):
+        fail(f"the guided start ({g['params']}) is not faster than the default: the diagnosis pointed the wrong way")
+    val = json.load(open(os.path.join(d, "validation_report.json")))
+    verdicts = {m["name"]: m["verdict"] for m in val["metrics"]}
+    if verdicts.get("step_time") != "improved":
+        fail(f"validate did not call the step time improved: {verdicts}")
+    if "regressed" in verdicts.values():
+        fail(f"validate found a regression: {verdicts}")
+    adj = open(os.path.join(d, "runtime_adjustment.yaml")).read()
+    if "schema_version" not in adj:
+        fail("runtime_adjustment.yaml has no schema_version")
+    print(f"check_demo: ok: diagnosed {categories}, changed {sorted(changed)}, knobs addressing the diagnosis "
+          f"{sorted(fixed_by_diagnosis)}, validate {verdicts}")
+
+
+if __name__ == "__main__":
+    main()
