@@ -1,6 +1,7 @@
 // Commands run in-process through RunCli on real fixtures: summary (text and JSON, both flag
 // spellings, --time_range), info, convert.
 #include "cli/cli_app.h"
+#include "cli/cli_test_util.h"
 
 #include <filesystem>
 #include <sstream>
@@ -16,17 +17,7 @@ namespace fs = std::filesystem;
 const std::string kH100 =
     std::string(CPROF_FIXTURES_DIR) + "/kineto/tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result RunArgs(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using namespace cli_test;
 
 TEST(CliAppTest, SummaryJsonHasTheDocumentedFields) {
   Result r = RunArgs({"summary", kH100, "--json"});

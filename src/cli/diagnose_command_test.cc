@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_app.h"
+#include "cli/cli_test_util.h"
 #include "report/diagnose/diagnosis_reader.h"
 #include "report/visualize/map_finding.h"
 
@@ -23,26 +24,9 @@ const std::string kH100 =
     std::string(CPROF_FIXTURES_DIR) + "/kineto/tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz";
 const std::string kNccl = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/nccl_parser_config/nccl_data.json.gz";
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
+using namespace cli_test;
 
-Result RunArgs(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-fs::path TempDir() {
-  fs::path d = fs::temp_directory_path() /
-               ("cprof_diagnose_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path TempDir() { return cli_test::TempDir("cprof_diagnose_"); }
 
 TEST(DiagnoseCommandTest, JsonToStdoutHasTheDocumentedFields) {
   Result r = RunArgs({"diagnose", "--trace", kNccl, "--json"});

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_app.h"
+#include "cli/cli_test_util.h"
 #include "report/diagnose/diagnosis_yaml.h"
 #include "report/diagnose/runtime_adjustment_yaml.h"
 
@@ -21,32 +22,10 @@ namespace fs = std::filesystem;
 const std::string kNccl = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/nccl_parser_config/nccl_data.json.gz";
 const std::string kPnpoly = CPROF_FIXTURES_DIR "/tuning/pnpoly_RTX_3090.json.gz";
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
+using namespace cli_test;
 
-Result RunArgs(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
+fs::path TempDir() { return cli_test::TempDir("cprof_runtime_"); }
 
-fs::path TempDir() {
-  fs::path d = fs::temp_directory_path() / ("cprof_runtime_" + std::to_string(::getpid()) + "_" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(RecommendRuntimeCommandTest, RealGpuTraceGivesTheSchema) {
   const fs::path dir = TempDir();

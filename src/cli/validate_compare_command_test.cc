@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_app.h"
+#include "cli/cli_test_util.h"
 
 namespace cprof::cli {
 namespace {
@@ -15,17 +16,7 @@ namespace {
 const std::string kControl = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/trace_diff/control/control.json.gz";
 const std::string kTest = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/trace_diff/test/test.json.gz";
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result RunArgs(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using namespace cli_test;
 
 TEST(ValidateCommandTest, JsonDocumentHasVerdictAndMetrics) {
   Result r = RunArgs({"validate", "--before", kControl, "--after", kTest, "--metrics", "step_time", "--json"});

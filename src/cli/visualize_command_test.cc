@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_app.h"
+#include "cli/cli_test_util.h"
 #include "report/visualize/web_bundle.h"
 
 namespace cprof::cli {
@@ -21,17 +22,7 @@ const std::string kH100 =
 const std::string kMi300 =
     std::string(CPROF_FIXTURES_DIR) + "/kineto/tracelens/mi300/gaunernst_bert-small-uncased__1016001.json.gz";
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result RunArgs(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using namespace cli_test;
 
 std::string Read(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -1,0 +1,53 @@
+// What the CLI tests share: run a command in-process (RunCli) and keep its exit code and
+// streams; a fresh temporary folder per test; a file's text.
+//
+//   using namespace cprof::cli::cli_test;
+//   Result r = RunArgs({"diagnose", "--trace", path, "--json"});
+//   EXPECT_EQ(r.code, 0) << r.err;
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli/cli_app.h"
+
+namespace cprof::cli::cli_test {
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+inline Result RunArgs(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = RunCli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// <tmp>/<prefix><pid>_<test name>, emptied.
+inline std::filesystem::path TempDir(std::string_view prefix) {
+  std::filesystem::path d = std::filesystem::temp_directory_path() /
+                            (std::string(prefix) + std::to_string(::getpid()) + "_" +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+inline std::string ReadFile(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace cprof::cli::cli_test
