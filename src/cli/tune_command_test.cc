@@ -95,7 +95,7 @@ TEST(TuneCommandTest, ContractFlagsAndErrors) {
            {"--replay", kPnpoly, "--time", "30"},                                  // duration without unit
            {"--replay", "/nonexistent.json.gz"},                                   // missing file
            {"--replay", kPnpoly, "--objective", "p99(step):min"},                  // needs the tracer
-           {"--replay", kPnpoly, "--from_diagnosis", "report.yaml"},               // not yet available
+           {"--replay", kPnpoly, "--from_diagnosis", "report.yaml"},               // no such report
        }) {
     ProcessResult r = Tune(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args.back() << ": " << r.err;
