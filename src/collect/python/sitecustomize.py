@@ -107,12 +107,19 @@ def _install():
 
 
 def _start_sampler(lib, hz):
+    import atexit
     import threading
     import time
 
     period = 1.0 / hz
     stacks = {}  # tuple of code objects -> string id
     me = []
+    # Stopped (and joined) at exit, before the interpreter finalizes: a daemon thread still
+    # running then is killed with pthread_exit wherever it takes the GIL back, and when that is
+    # inside a tensor's deallocator (the sampler can hold the last reference to a finished
+    # thread's frame) the unwind through C++ aborts the whole process.
+    stop = threading.Event()
+    threads = []
 
     def stack_id(frame):
         codes = []
@@ -131,8 +138,7 @@ def _start_sampler(lib, hz):
 
     def run():
         me.append(threading.get_ident())
-        while True:
-            time.sleep(period)
+        while not stop.wait(period):
             try:
                 frames = sys._current_frames()
                 ts = time.monotonic_ns()
@@ -149,13 +155,24 @@ def _start_sampler(lib, hz):
             except Exception:
                 pass
 
-    threading.Thread(target=run, name="cprof-py-sampler", daemon=True).start()
+    def start():
+        t = threading.Thread(target=run, name="cprof-py-sampler", daemon=True)
+        threads[:] = [t]
+        t.start()
+
+    def stop_at_exit():
+        stop.set()
+        for t in threads:
+            t.join(timeout=2.0)
+
+    start()
+    atexit.register(stop_at_exit)
 
     # Forked children (DataLoader workers) have no sampler thread: start one there.
     def in_child():
         me.clear()
         stacks.clear()
-        threading.Thread(target=run, name="cprof-py-sampler", daemon=True).start()
+        start()
 
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=in_child)
