@@ -15,7 +15,7 @@ PREFIX ?= /usr/local
 export CCACHE_BASEDIR ?= $(abspath $(CURDIR)/..)
 export CCACHE_NOHASHDIR ?= 1
 
-.PHONY: all setup configure build demo demo-gpt test bench format lint clean test-sanitize install
+.PHONY: all setup configure build demo demo-gpt test bench format lint clean test-sanitize install fuzz
 
 all: build
 
@@ -39,6 +39,16 @@ demo-gpt: build
 # Every test that needs no GPU (ctest labels unit, golden, browser, slow; not gpu).
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) -L '$(CTEST_LABELS)' -LE gpu
+
+# libFuzzer targets (fuzz/, clang-16, ASan+UBSan) each run FUZZ_SECONDS, seeded from the fixtures;
+# fails on any crash, leak, timeout or UB report. Only the fuzzers' libraries are built.
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD_DIR ?= build-fuzz
+fuzz: setup
+	cmake -S . -B $(FUZZ_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
+	  -DCMAKE_CXX_COMPILER=clang++-16 -DCPROF_FUZZ=ON -DCPROF_BUILD_TESTS=OFF -DCPROF_BUILD_BENCH=OFF
+	cmake --build $(FUZZ_BUILD_DIR) -j $(JOBS) --target cprof_fuzzers
+	fuzz/run_fuzzers.sh $(FUZZ_BUILD_DIR) ../shared/fixtures $(FUZZ_SECONDS)
 
 test-sanitize:
 	$(MAKE) test BUILD_DIR=build-sanitize CMAKE_FLAGS="-DCPROF_SANITIZE=ON -DCPROF_BUILD_BENCH=OFF"

@@ -6,6 +6,8 @@ packages=(
   # toolchain
   build-essential cmake ninja-build ccache pkg-config time
   clang-format clang-tidy
+  # make fuzz: libFuzzer with ASan+UBSan (clang 14 cannot compile libstdc++ 12's <ranges>)
+  clang-16 libclang-rt-16-dev
   # libraries (DESIGN.md, "Chosen dependencies")
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
   zlib1g-dev libzstd-dev libprotobuf-dev protobuf-compiler libsqlite3-dev sqlite3
