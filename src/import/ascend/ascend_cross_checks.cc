@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "import/ascend/metadata_json.h"
 #include "import/ascend/summary_tables_reader.h"
 
 namespace cprof {
@@ -57,7 +58,7 @@ void CheckStepTrace(AscendImportContext* ctx, std::vector<std::string>* lines) {
   static constexpr const char* kKeys[kKinds] = {"computing", "communication", "communication_not_overlapped", "free"};
   for (const auto& row : rows) {
     int64_t lo = INT64_MIN, hi = INT64_MAX;
-    std::string step_text = row.contains("step") ? row["step"].dump() : "?";
+    std::string step_text = row.contains("step") ? MetadataJsonText(row["step"]) : "?";
     if (row.contains("step") && row["step"].is_number_integer() && step_start.count(row["step"].get<int64_t>())) {
       auto it = step_start.find(row["step"].get<int64_t>());
       lo = it->second;
@@ -150,7 +151,7 @@ void RunAscendCrossChecks(AscendImportContext* ctx) {
   std::vector<std::string> lines;
   CheckStepTrace(ctx, &lines);
   CheckOpStatistic(ctx, &lines);
-  if (!lines.empty()) ctx->b().SetMetadataString("import_cross_checks", nlohmann::json(lines).dump());
+  if (!lines.empty()) ctx->b().SetMetadataString("import_cross_checks", MetadataJsonText(nlohmann::json(lines)));
 }
 
 }  // namespace cprof

@@ -11,6 +11,7 @@
 #include "import/ascend/ascend_cross_checks.h"
 #include "import/ascend/comm_records.h"
 #include "import/ascend/device_task_index.h"
+#include "import/ascend/metadata_json.h"
 #include "import/ascend/summary_tables_reader.h"
 #include "import/sqlite/sqlite_db.h"
 
@@ -470,7 +471,7 @@ Status ReadAnalysisDb(const SqliteDb& db, AscendImportContext* ctx, DeviceTaskIn
       }
       rows.push_back(std::move(obj));
     }
-    b.SetMetadataString(kAscendStepTraceKey, rows.dump());
+    b.SetMetadataString(kAscendStepTraceKey, MetadataJsonText(rows));
   } else {
     ctx->Missing("analysis.db StepTraceTime");
   }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/byte_source.h"
+#include "import/ascend/metadata_json.h"
 
 namespace cprof {
 
@@ -56,7 +57,7 @@ void AscendImportContext::Finish() {
     for (const auto& m : missing_) list += (list.empty() ? "" : ", ") + m;
     b_->SetMetadataString("missing_files", list);
   }
-  if (!problems_.empty()) b_->SetMetadataString("import_problems", nlohmann::json(problems_).dump());
+  if (!problems_.empty()) b_->SetMetadataString("import_problems", MetadataJsonText(nlohmann::json(problems_)));
   if (rank >= 0) {
     b_->SetMetadata(meta::kRank, Value::Int(rank));
     TrackTable& t = b_->tracks();

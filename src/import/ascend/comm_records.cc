@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "import/ascend/metadata_json.h"
+
 namespace cprof {
 
 void SplitOpKey(std::string_view key, std::string* name, std::string* group) {
@@ -75,7 +77,7 @@ void SetCommMatrix(const std::vector<CommLinkRecord>& links, TraceBuilder* b) {
                    {"bandwidth_gbps", l.bandwidth_gbps},
                    {"op_name", l.op_name}});
   }
-  b->SetMetadataString(kCommunicationMatrixKey, arr.dump());
+  b->SetMetadataString(kCommunicationMatrixKey, MetadataJsonText(arr));
 }
 
 }  // namespace cprof

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "import/ascend/metadata_json.h"
+
 namespace cprof {
 
 std::string SnakeCaseColumn(std::string_view header) {
@@ -51,7 +53,7 @@ Status ReadCsvTableAsMetadata(const std::string& path, std::string_view key,
     return Status::Ok();
   };
   RETURN_IF_ERROR(ctx->ForEachCsvRow(path, on_header, on_row));
-  ctx->b().SetMetadataString(key, rows.dump());
+  ctx->b().SetMetadataString(key, MetadataJsonText(rows));
   return Status::Ok();
 }
 
