@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -46,8 +47,8 @@ class FileSource : public ByteSource {
 
 class GzipSource : public ByteSource {
  public:
-  explicit GzipSource(std::unique_ptr<ByteSource> file)
-      : ByteSource(file->path()), file_(std::move(file)), in_(1 << 20) {
+  GzipSource(std::unique_ptr<ByteSource> file, const DecompressionLimits& limits)
+      : ByteSource(file->path()), file_(std::move(file)), in_(1 << 20), limits_(limits) {
     std::memset(&zs_, 0, sizeof(zs_));
     inflateInit2(&zs_, 15 + 32);  // 32: accept gzip and zlib headers
   }
@@ -83,16 +84,37 @@ class GzipSource : public ByteSource {
                             file_->file_offset() - zs_.avail_in, zs_.msg ? zs_.msg : "inflate error");
       }
     }
-    return static_cast<size_t>(n - zs_.avail_out);
+    const size_t produced = n - zs_.avail_out;
+    produced_ += produced;
+    RETURN_IF_ERROR(CheckLimits());
+    return produced;
   }
   uint64_t file_offset() const override { return file_->file_offset() - zs_.avail_in; }
   uint64_t file_size() const override { return file_->file_size(); }
   bool compressed() const override { return true; }
 
  private:
+  Status CheckLimits() const {
+    if (limits_.max_bytes != 0 && produced_ > limits_.max_bytes) {
+      return ResourceLimit("{}: gzip data expands past the limit of {} MiB of decompressed data", path_,
+                           limits_.max_bytes >> 20);
+    }
+    const uint64_t consumed = std::max<uint64_t>(1, file_offset());
+    if (limits_.max_ratio != 0 && produced_ > DecompressionLimits::kRatioCheckFloor &&
+        produced_ / consumed > limits_.max_ratio) {
+      return ResourceLimit(
+          "{}: gzip data expands more than {}:1 ({} MiB from the first {} KiB), a decompression bomb; if the "
+          "file is genuine, raise --max-gzip-ratio",
+          path_, limits_.max_ratio, produced_ >> 20, consumed >> 10);
+    }
+    return Status::Ok();
+  }
+
   std::unique_ptr<ByteSource> file_;
   std::vector<char> in_;
   z_stream zs_;
+  DecompressionLimits limits_;
+  uint64_t produced_ = 0;
   bool done_ = false;
   bool at_member_end_ = false;
 };
@@ -123,18 +145,24 @@ bool IsGzipFile(const std::string& path) {
   return gz;
 }
 
-StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path) {
+StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path, const DecompressionLimits& limits) {
   ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> file, OpenPlain(path));
   if (!IsGzipFile(path)) return file;
-  return std::unique_ptr<ByteSource>(new GzipSource(std::move(file)));
+  return std::unique_ptr<ByteSource>(new GzipSource(std::move(file), limits));
 }
 
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> src, OpenByteSource(path));
+StatusOr<std::string> ReadWholeFile(const std::string& path, uint64_t max_bytes, const DecompressionLimits& limits) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> src, OpenByteSource(path, limits));
+  auto too_big = [&] {
+    return ResourceLimit("{}: the file is larger than the limit of {} MiB for reading it whole", path,
+                         max_bytes >> 20);
+  };
+  if (max_bytes != 0 && !src->compressed() && src->file_size() > max_bytes) return too_big();
   std::string out;
   out.resize(src->compressed() ? 1 << 20 : src->file_size() + 1);
   size_t len = 0;
   for (;;) {
+    if (max_bytes != 0 && len > max_bytes) return too_big();
     if (len == out.size()) out.resize(out.size() * 2);
     ASSIGN_OR_RETURN(size_t n, src->Read(out.data() + len, out.size() - len));
     if (n == 0) break;

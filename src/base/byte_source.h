@@ -34,11 +34,26 @@ class ByteSource {
   std::string path_;
 };
 
-// Opens `path`; a gzip stream (by magic bytes, not by name) is decompressed on the fly.
-StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path);
+// Limits on what a gzip stream may expand to, so a decompression bomb (deflate reaches 1032:1)
+// fails fast with kResourceLimit instead of running for minutes or filling memory.
+struct DecompressionLimits {
+  // Decompressed : compressed bytes, checked once more than kRatioCheckFloor bytes came out
+  // (a small file that compresses well is harmless). Real traces measure 10-30:1; even one event
+  // repeated verbatim stays under 350:1. 0 = no ratio limit.
+  uint64_t max_ratio = 500;
+  // Decompressed bytes in all; 0 = no limit.
+  uint64_t max_bytes = 64ull << 30;
+  static constexpr uint64_t kRatioCheckFloor = 64ull << 20;
+};
+
+// Opens `path`; a gzip stream (by magic bytes, not by name) is decompressed on the fly, within
+// `limits`.
+StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path, const DecompressionLimits& limits = {});
 
 // Reads a whole (small) file, decompressing gzip. For configs and CSVs, not for large traces.
-StatusOr<std::string> ReadWholeFile(const std::string& path);
+// More than `max_bytes` (0 = no limit beyond `limits`) is kResourceLimit naming the file.
+StatusOr<std::string> ReadWholeFile(const std::string& path, uint64_t max_bytes = 0,
+                                    const DecompressionLimits& limits = {});
 
 // True if the first bytes of `path` are the gzip magic.
 bool IsGzipFile(const std::string& path);

@@ -2,6 +2,7 @@
 #include "import/import_trace.h"
 
 #include "import/ascend/ascend_pt_reader.h"
+#include "import/import_memory.h"
 #include "import/json/json_trace_reader.h"
 #include "import/msprof/msprof_reader.h"
 #include "import/nsys/nsys_sqlite_reader.h"
@@ -26,6 +27,7 @@ StatusOr<Trace> ImportTrace(const std::string& path, const ImportOptions& option
   Trace trace;
   TraceBuilder builder(&trace);
   RETURN_IF_ERROR(reader->Read(path, options, &builder));
+  RETURN_IF_ERROR(CheckImportMemory(trace, options, path));
   RETURN_IF_ERROR(builder.Finalize());
   return trace;
 }

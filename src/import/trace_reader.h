@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/byte_source.h"
 #include "base/status.h"
 #include "model/trace_builder.h"
 
@@ -16,7 +17,12 @@ namespace cprof {
 
 struct ImportOptions {
   int threads = 0;              // parse threads; 0 = all cores
-  uint64_t max_memory_bytes = 0;  // 0 = no limit (the hardening issue sets a default)
+  // The trace's memory (TraceBuilder::MemoryBytes(): table rows, args, strings) past which the
+  // import fails with kResourceLimit naming the file and the limit; readers check it every
+  // batch. 0 = no limit (the CLI's --max-memory defaults to half the physical RAM).
+  uint64_t max_memory_bytes = 0;
+  // Gzip inputs: decompressed : compressed ratio and decompressed total (see DecompressionLimits).
+  DecompressionLimits decompression{};
   // Profiler folders (torch_npu, msprof): read only the summary tables (step_trace_time.csv,
   // communication*.json, profiler_info) and skip the full trace; what `cluster` needs by default.
   bool summary_tables_only = false;

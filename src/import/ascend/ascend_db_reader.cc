@@ -13,6 +13,7 @@
 #include "import/ascend/device_task_index.h"
 #include "import/ascend/metadata_json.h"
 #include "import/ascend/summary_tables_reader.h"
+#include "import/import_memory.h"
 #include "import/sqlite/sqlite_db.h"
 
 namespace cprof {
@@ -37,11 +38,19 @@ class AscendDbImport {
   }
 
  private:
+  // The next row of `st`; every kMemoryCheckRows rows also the memory limit.
+  StatusOr<bool> Step(SqliteStatement& st) {
+    if (++rows_ % kMemoryCheckRows == 0) {
+      RETURN_IF_ERROR(CheckImportMemory(b_.trace(), ctx_.options(), db_.path()));
+    }
+    return st.Step();
+  }
+
   Status LoadStrings() {
     if (!db_.HasTable("STRING_IDS")) return Status::Ok();
     ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("STRING_IDS", {"id", "value"}));
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       strings_[st.Int(0)] = b_.Intern(st.Text(1));
     }
@@ -62,7 +71,7 @@ class AscendDbImport {
   Status ReadRankAndMeta() {
     if (db_.HasTable("RANK_DEVICE_MAP")) {
       ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("RANK_DEVICE_MAP", {"rankId", "deviceId"}));
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (row) {
         if (ctx_.rank < 0 && !st.IsNull(0) && st.Int(0) >= 0) ctx_.rank = st.Int(0);
         if (!st.IsNull(1)) ctx_.device = st.Int(1);
@@ -71,7 +80,7 @@ class AscendDbImport {
     if (db_.HasTable("META_DATA")) {
       ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("META_DATA", {"name", "value"}));
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         if (st.Text(0) == "ENV_VARIABLES") b_.SetMetadataString("environment", st.Text(1));
         if (st.Text(0) == "SCHEMA_VERSION") b_.SetMetadataString("ascend_db_schema_version", st.Text(1));
@@ -99,7 +108,7 @@ class AscendDbImport {
                                           "waitNs", "inputShapes", "inputDataTypes", "inputFormats", "outputShapes",
                                           "outputDataTypes", "outputFormats"}));
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         compute[st.Int(0)] = {Str(st, 1),     Str(st, 2),     Str(st, 3),     st.OptInt(4),   st.OptInt(5),
                               st.OptInt(6),   Str(st, 7),     Str(st, 8),     Str(st, 9),     Str(st, 10),
@@ -110,7 +119,7 @@ class AscendDbImport {
     if (db_.HasTable("TASK_PMU_INFO")) {
       ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("TASK_PMU_INFO", {"globalTaskId", "name", "value"}));
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         pmu[st.Int(0)].emplace_back(Str(st, 1), st.Double(2));
       }
@@ -129,7 +138,7 @@ class AscendDbImport {
       std::unordered_map<int64_t, StringId> transport = Enum("ENUM_HCCL_TRANSPORT_TYPE"),
                                             link = Enum("ENUM_HCCL_LINK_TYPE");
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         auto tt = transport.find(st.OptInt(6).value_or(-1));
         auto lt = link.find(st.OptInt(7).value_or(-1));
@@ -154,7 +163,7 @@ class AscendDbImport {
                    k_transport = b_.Intern("transport type"), k_link = b_.Intern("link type"),
                    k_ctx = b_.Intern("context id");
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       auto start = st.OptInt(0), end = st.OptInt(1);
       if (!start || !end || *end < *start) {
@@ -245,7 +254,7 @@ class AscendDbImport {
       const StringId cat = b_.Intern("cann"), k_level = b_.Intern("level"), k_conn = b_.Intern("connection_id"),
                      flow = b_.Intern("HostToDevice");
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         auto start = st.OptInt(0), end = st.OptInt(1);
         if (!start || !end || *end < *start) continue;
@@ -267,7 +276,7 @@ class AscendDbImport {
     if (db_.HasTable("CONNECTION_IDS")) {
       ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("CONNECTION_IDS", {"id", "connectionId"}));
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         connections[st.Int(0)].push_back(st.Int(1));
       }
@@ -280,7 +289,7 @@ class AscendDbImport {
                    k_types = b_.Intern("Input type"), k_shapes = b_.Intern("Input Dims"),
                    flow = b_.Intern("async_npu");
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       auto start = Ns(st, 0), end = Ns(st, 1);
       if (!start || !end || *end < *start) {
@@ -316,7 +325,7 @@ class AscendDbImport {
     ASSIGN_OR_RETURN(SqliteStatement st,
                      db_.SelectColumns("OVERLAP_ANALYSIS", {"deviceId", "startNs", "endNs", "type"}));
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       int64_t type = st.OptInt(3).value_or(-1);
       if (type < 0 || type > 3) continue;
@@ -342,7 +351,7 @@ class AscendDbImport {
                                                            "totalActive", "deviceId"}));
       static constexpr const char* kCols[] = {"Total Allocated(MB)", "Total Reserved(MB)", "Total Active(MB)"};
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         std::string comp(b_.trace().Str(Str(st, 0)));
         int64_t device = st.OptInt(5).value_or(std::max<int64_t>(ctx_.device, 0));
@@ -356,7 +365,7 @@ class AscendDbImport {
       ASSIGN_OR_RETURN(SqliteStatement st,
                        db_.SelectColumns("NPU_MODULE_MEM", {"moduleId", "timestampNs", "totalReserved", "deviceId"}));
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         auto m = modules.find(st.OptInt(0).value_or(-1));
         std::string name = "module " + (m == modules.end() ? std::to_string(st.OptInt(0).value_or(-1))
@@ -375,7 +384,7 @@ class AscendDbImport {
       const StringId cat = b_.Intern("operator_memory"), track_name = b_.Intern("operator memory"),
                      k_size = b_.Intern("Size(KB)");
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         auto alloc = st.OptInt(2);
         auto bytes = st.OptInt(1);
@@ -414,7 +423,7 @@ class AscendDbImport {
     const StringId cat = b_.Intern("hccl"), k_dt = b_.Intern("data_type"), k_alg = b_.Intern("alg_type"),
                    k_count = b_.Intern("count"), k_op = b_.Intern("op_type"), k_conn = b_.Intern("connection_id");
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       auto start = st.OptInt(1), end = st.OptInt(2);
       if (!start || !end || *end < *start) continue;
@@ -443,6 +452,7 @@ class AscendDbImport {
   const SqliteDb& db_;
   AscendImportContext& ctx_;
   TraceBuilder& b_;
+  uint64_t rows_ = 0;
   std::unordered_map<int64_t, StringId> strings_;
   std::unordered_map<int64_t, std::vector<SliceId>> tasks_by_connection_;
 };

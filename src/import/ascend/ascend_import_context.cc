@@ -5,6 +5,7 @@
 
 #include "base/byte_source.h"
 #include "import/ascend/metadata_json.h"
+#include "import/import_memory.h"
 
 namespace cprof {
 
@@ -25,6 +26,7 @@ void AscendImportContext::Missing(std::string_view file) {
 
 void AscendImportContext::Problem(const Status& status) {
   if (status.ok()) return;
+  if (status.code() == StatusCode::kResourceLimit && limit_status_.ok()) limit_status_ = status;
   problems_.push_back(status.message());
   b_->stats().Add(ImportStat::profiler_file_unreadable);
 }
@@ -32,12 +34,13 @@ void AscendImportContext::Problem(const Status& status) {
 Status AscendImportContext::ForEachCsvRow(const std::string& path,
                                           const std::function<Status(const CsvHeader&)>& on_header,
                                           const std::function<Status(const CsvRow&)>& on_row) {
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, options_.max_memory_bytes, options_.decompression));
   CsvReader reader(text, path);
   ASSIGN_OR_RETURN(CsvHeader header, CsvHeader::Read(&reader));
   RETURN_IF_ERROR(on_header(header));
   bool reported = false;
-  for (;;) {
+  for (uint64_t rows = 0;; ++rows) {
+    if (rows % kMemoryCheckRows == 0) RETURN_IF_ERROR(CheckImportMemory(b_->trace(), options_, path));
     ASSIGN_OR_RETURN(bool more, reader.Next());
     if (!more) break;
     CsvRow row(reader, header);

@@ -36,8 +36,10 @@ class AscendImportContext {
 
   // Records `file` as absent (an expected file the collection config did not produce).
   void Missing(std::string_view file);
-  // Records a failure to read a side file; the import goes on.
+  // Records a failure to read a side file; the import goes on, unless it was a resource limit
+  // (memory, decompression), which limit_status() keeps for the reader to return.
   void Problem(const Status& status);
+  const Status& limit_status() const { return limit_status_; }
   // Convenience: Problem(status) unless it is OK.
   void Attempt(const Status& status) {
     if (!status.ok()) Problem(status);
@@ -45,9 +47,10 @@ class AscendImportContext {
   const std::vector<std::string>& missing() const { return missing_; }
   const std::vector<std::string>& problems() const { return problems_; }
 
-  // Reads a whole CSV file. `on_header` maps the columns (an error there fails the file);
-  // `on_row` handles one record: an error there skips the row, counted as csv_bad_row with the
-  // first reason kept in import_problems.
+  // Reads a whole CSV file (within the memory limit). `on_header` maps the columns (an error
+  // there fails the file); `on_row` handles one record: an error there skips the row, counted as
+  // csv_bad_row with the first reason kept in import_problems. The memory limit is checked every
+  // kMemoryCheckRows rows.
   Status ForEachCsvRow(const std::string& path, const std::function<Status(const CsvHeader&)>& on_header,
                        const std::function<Status(const CsvRow&)>& on_row);
 
@@ -59,6 +62,7 @@ class AscendImportContext {
   ImportOptions options_;
   std::vector<std::string> missing_;
   std::vector<std::string> problems_;
+  Status limit_status_;
 };
 
 // Interns a CSV cell as the most specific Value: integer, then number, then string.

@@ -14,8 +14,11 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-StatusOr<element> ParseJson(const std::string& path, simdjson::dom::parser* parser, simdjson::padded_string* buf) {
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+StatusOr<element> ParseJson(const std::string& path, const AscendImportContext& ctx, simdjson::dom::parser* parser,
+                            simdjson::padded_string* buf) {
+  // Held twice (text and its padded copy) plus simdjson's tape: a quarter of the memory limit.
+  ASSIGN_OR_RETURN(std::string text,
+                   ReadWholeFile(path, ctx.options().max_memory_bytes / 4, ctx.options().decompression));
   *buf = simdjson::padded_string(text);
   element root;
   auto error = parser->parse(*buf).get(root);
@@ -51,7 +54,7 @@ std::string Minify(const element& e) { return simdjson::minify(e); }
 Status ReadCommunicationJson(const std::string& path, AscendImportContext* ctx, DeviceTaskIndex* index) {
   simdjson::dom::parser parser;
   simdjson::padded_string buf;
-  ASSIGN_OR_RETURN(element root, ParseJson(path, &parser, &buf));
+  ASSIGN_OR_RETURN(element root, ParseJson(path, *ctx, &parser, &buf));
   object steps;
   if (root.get_object().get(steps)) return InvalidInput("{}: expected a JSON object of steps", path);
   for (auto [step_key, step_val] : steps) {
@@ -100,7 +103,7 @@ Status ReadCommunicationJson(const std::string& path, AscendImportContext* ctx, 
 Status ReadCommunicationMatrixJson(const std::string& path, AscendImportContext* ctx) {
   simdjson::dom::parser parser;
   simdjson::padded_string buf;
-  ASSIGN_OR_RETURN(element root, ParseJson(path, &parser, &buf));
+  ASSIGN_OR_RETURN(element root, ParseJson(path, *ctx, &parser, &buf));
   object steps;
   if (root.get_object().get(steps)) return InvalidInput("{}: expected a JSON object of steps", path);
   std::vector<CommLinkRecord> links;
@@ -142,7 +145,7 @@ Status ReadCommunicationMatrixJson(const std::string& path, AscendImportContext*
 Status ReadProfilerInfoJson(const std::string& path, AscendImportContext* ctx) {
   simdjson::dom::parser parser;
   simdjson::padded_string buf;
-  ASSIGN_OR_RETURN(element root, ParseJson(path, &parser, &buf));
+  ASSIGN_OR_RETURN(element root, ParseJson(path, *ctx, &parser, &buf));
   object o;
   if (root.get_object().get(o)) return InvalidInput("{}: expected a JSON object", path);
   TraceBuilder& b = ctx->b();
@@ -165,7 +168,7 @@ Status ReadProfilerInfoJson(const std::string& path, AscendImportContext* ctx) {
 Status ReadProfilerMetadataJson(const std::string& path, AscendImportContext* ctx) {
   simdjson::dom::parser parser;
   simdjson::padded_string buf;
-  ASSIGN_OR_RETURN(element root, ParseJson(path, &parser, &buf));
+  ASSIGN_OR_RETURN(element root, ParseJson(path, *ctx, &parser, &buf));
   object o;
   if (root.get_object().get(o)) return InvalidInput("{}: expected a JSON object", path);
   TraceBuilder& b = ctx->b();

@@ -101,6 +101,7 @@ class AscendPtReader : public TraceReader {
     } else {
       RETURN_IF_ERROR(ReadAscendDbExport(*layout, &ctx));
     }
+    RETURN_IF_ERROR(ctx.limit_status());
     builder->SetMetadataString(meta::kSourceFormat, "torch_npu");
     builder->SetMetadataString(meta::kSourcePath, layout->root);
     ctx.Finish();

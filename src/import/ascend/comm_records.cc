@@ -22,7 +22,9 @@ void AddCommOp(const CommOpRecord& op, AscendImportContext* ctx, DeviceTaskIndex
   if (slice != kNoSlice) {
     ArgSetId old = b.trace().slices.arg_set_id[Index(slice)];
     if (old != kNoArgs) {
-      for (uint32_t r = args.begin(old); r < args.end(old); ++r) args.Add(args.key_id[r], args.value[r]);
+      // The end is fixed first: when `old` is the newest set (a duplicate row claimed this slice
+      // already), its end moves with every Add and the copy would never finish.
+      for (uint32_t r = args.begin(old), end = args.end(old); r < end; ++r) args.Add(args.key_id[r], args.value[r]);
     }
   }
   auto add_str = [&](std::string_view k, std::string_view v) { args.Add(b.Intern(k), Value::String(b.Intern(v))); };

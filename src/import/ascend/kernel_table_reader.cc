@@ -69,7 +69,9 @@ Status ReadKernelTable(const std::string& path, AscendImportContext* ctx, Device
       ArgSetId old = b.trace().slices.arg_set_id[Index(slice)];
       size_t first = args.size();
       if (old != kNoArgs) {
-        for (uint32_t r = args.begin(old); r < args.end(old); ++r) args.Add(args.key_id[r], args.value[r]);
+        // The end is fixed first: when `old` is the newest set (a duplicate row claimed this slice
+        // already), its end moves with every Add and the copy would never finish.
+        for (uint32_t r = args.begin(old), end = args.end(old); r < end; ++r) args.Add(args.key_id[r], args.value[r]);
       }
       for (const auto& [k, v] : row_args) {
         bool dup = false;

@@ -16,6 +16,7 @@ StatusOr<bool> CsvReader::Next() {
   while (pos_ < n && (text_[pos_] == '\n' || (text_[pos_] == '\r' && pos_ + 1 < n && text_[pos_ + 1] == '\n'))) {
     pos_ += text_[pos_] == '\r' ? 2 : 1;
     ++line_;
+    line_start_ = pos_;
   }
   if (pos_ >= n) return false;
   record_line_ = line_;
@@ -31,8 +32,8 @@ StatusOr<bool> CsvReader::Next() {
   for (;;) {
     if (pos_ < n && text_[pos_] == '"') {
       const int64_t open_line = line_;
-      const size_t nl = pos_ == 0 ? std::string_view::npos : text_.rfind('\n', pos_ - 1);
-      const size_t open_col = pos_ - (nl == std::string_view::npos ? 0 : nl + 1) + 1;
+      // From the tracked line start, not a search back: a long line of quoted fields stays linear.
+      const size_t open_col = pos_ - line_start_ + 1;
       size_t begin = ++pos_;
       bool escaped = false;
       std::string unescaped;
@@ -52,7 +53,10 @@ StatusOr<bool> CsvReader::Next() {
           }
           break;
         }
-        if (c == '\n') ++line_;
+        if (c == '\n') {
+          ++line_;
+          line_start_ = pos_ + 1;
+        }
         if (escaped) unescaped.push_back(c);
         ++pos_;
       }
@@ -90,6 +94,7 @@ StatusOr<bool> CsvReader::Next() {
     if (pos_ < n) {
       pos_ += text_[pos_] == '\r' ? 2 : 1;
       ++line_;
+      line_start_ = pos_;
     }
     break;
   }

@@ -46,6 +46,7 @@ class CsvReader {
   char delim_;
   size_t pos_ = 0;
   int64_t line_ = 1;
+  size_t line_start_ = 0;  // offset of the current line's first byte (for error columns)
   int64_t record_line_ = 0;
   std::vector<std::string_view> fields_;
   std::vector<std::string> scratch_;  // unescaped fields of the current record

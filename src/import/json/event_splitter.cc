@@ -42,8 +42,8 @@ Chunk::Chunk(std::shared_ptr<BufferPool> pool, size_t size, uint64_t stream_offs
 
 Chunk::~Chunk() { pool_->Give(std::move(buffer_)); }
 
-EventSplitter::EventSplitter(ByteSource* source, size_t chunk_bytes)
-    : source_(source), chunk_bytes_(std::max<size_t>(chunk_bytes, 64)) {}
+EventSplitter::EventSplitter(ByteSource* source, size_t chunk_bytes, uint64_t max_chunk_bytes)
+    : source_(source), chunk_bytes_(std::max<size_t>(chunk_bytes, 64)), max_chunk_bytes_(max_chunk_bytes) {}
 
 std::string EventSplitter::Where(uint64_t offset) const {
   return source_->compressed() ? fmt::format("byte {} of the decompressed data", offset)
@@ -77,6 +77,12 @@ Status EventSplitter::NextRead(SplitBatch* out) {
   const size_t carry = carry_chunk_ ? carry_chunk_->size() - carry_begin_ : 0;
   // A large carried item (one huge event) doubles the read, so rescanning it stays linear.
   const size_t want = std::max(chunk_bytes_, carry);
+  if (max_chunk_bytes_ != 0 && carry > 0 && carry + want > max_chunk_bytes_) {
+    return ResourceLimit("{}: event #{} at {} is larger than {} MiB and still not complete; it does not fit the "
+                         "memory limit of {} MiB",
+                         source_->path(), event_index_, Where(stream_pos_ - carry), carry >> 20,
+                         max_chunk_bytes_ >> 20);
+  }
   auto chunk = std::make_shared<Chunk>(pool_, carry + want, stream_pos_ - carry);
   if (chunk->data() == nullptr) {
     return ResourceLimit("{}: out of memory for a {} MB read buffer", source_->path(), (carry + want) >> 20);

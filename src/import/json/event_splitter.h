@@ -76,8 +76,9 @@ struct SplitBatch {
 
 class EventSplitter {
  public:
-  // `source` must outlive the splitter. `chunk_bytes` is how much is read per Next().
-  EventSplitter(ByteSource* source, size_t chunk_bytes);
+  // `source` must outlive the splitter. `chunk_bytes` is how much is read per Next(). A chunk
+  // that must grow past `max_chunk_bytes` (0 = no limit) to hold one event is kResourceLimit.
+  EventSplitter(ByteSource* source, size_t chunk_bytes, uint64_t max_chunk_bytes = 0);
 
   // Reads the next chunk and cuts it into events and members.
   Status Next(SplitBatch* out);
@@ -113,6 +114,7 @@ class EventSplitter {
 
   ByteSource* source_;
   size_t chunk_bytes_;
+  uint64_t max_chunk_bytes_;
   std::shared_ptr<BufferPool> pool_ = std::make_shared<BufferPool>();
   State state_ = State::kStart;
   bool object_form_ = false;

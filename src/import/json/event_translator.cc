@@ -214,6 +214,10 @@ void EventTranslator::OnComplete(const ParsedBatch& b, const JsonEvent& ev, int6
     b_->stats().Add(ImportStat::json_missing_field);
     return;
   }
+  if (int64_t end; __builtin_add_overflow(ev.ts_ns, std::max<int64_t>(0, ev.dur_ns), &end)) {
+    b_->stats().Add(ImportStat::timestamp_out_of_range);  // its end is past int64 ns
+    return;
+  }
   const TrackId track = RowTrack(ev, pid, tid);
   if (b_->AddSlice(MakeRow(b, ev, track, ev.dur_ns)) != kNoSlice) OnFlowV2(ev, track);
 }

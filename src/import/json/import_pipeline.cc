@@ -165,7 +165,7 @@ class ThreadedPipeline {
 
 Status RunImportPipeline(ByteSource* source, const PipelineOptions& options,
                          const std::function<Status(const ParsedBatch&)>& apply, PipelineResult* result) {
-  EventSplitter splitter(source, options.chunk_bytes);
+  EventSplitter splitter(source, options.chunk_bytes, options.max_chunk_bytes);
   const int threads = options.threads > 0 ? options.threads
                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // Past a few parse threads the in-order apply on the caller is the bottleneck, and every extra

@@ -7,7 +7,7 @@
 //     return translator.Apply(b);                  // calling thread, in order
 //   }, &result));
 //
-// The first error (I/O, malformed JSON, or one returned by `apply`) stops the pipeline and is
+// The first error (I/O, malformed JSON, a limit, or one returned by `apply`) stops the pipeline and is
 // returned once every earlier batch was applied; all threads are joined before returning.
 #pragma once
 
@@ -24,6 +24,9 @@ namespace cprof::json {
 struct PipelineOptions {
   int threads = 0;                 // parse threads (at most 4); 0 = one per core; 1 = all on the caller
   size_t chunk_bytes = 8u << 20;   // bytes read per chunk
+  // A chunk grows to hold one event whole; past this size (0 = no limit) the import fails with
+  // kResourceLimit instead of doubling the buffer again. The JSON reader passes the memory limit.
+  uint64_t max_chunk_bytes = 0;
 };
 
 struct PipelineResult {

@@ -76,6 +76,58 @@ inline bool IsIntegerText(std::string_view t) {
   return true;
 }
 
+// The JSON nesting limit for event args (simdjson's DOM default, which top-level members get).
+constexpr int kMaxJsonDepth = 1024;
+
+// The deepest bracket nesting of JSON text, brackets inside strings skipped.
+int NestingDepth(std::string_view t) {
+  int depth = 0, max_depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      max_depth = std::max(max_depth, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return max_depth;
+}
+
+// True if `t` is a number by JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+bool IsJsonNumberSyntax(std::string_view t) {
+  size_t i = 0;
+  auto digits = [&] {
+    const size_t from = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < t.size() && t[i] == '-') ++i;
+  if (i < t.size() && t[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == t.size();
+}
+
 struct Reader {
   ParsedBatch* out;
   JsonEvent* ev;
@@ -128,7 +180,9 @@ struct Reader {
       if (token[0] == '"') {
         if (!ParseDouble(text, &d)) return Fail(ImportStat::json_bad_field_type);
       } else if ((error = v.get_double().get(d))) {
-        return false;
+        if (error != simdjson::NUMBER_ERROR || !IsJsonNumberSyntax(token)) return false;
+        error = simdjson::SUCCESS;  // 1e999: valid JSON beyond any double
+        return Fail(ImportStat::timestamp_out_of_range);
       }
       if (auto conv = MicrosDoubleToNs(d)) {
         *ns = *conv;
@@ -310,13 +364,13 @@ struct Reader {
         od::object o;
         if ((error = v.get_object().get(o))) return false;
         arg->kind = JsonArg::Kind::kJson;
-        return !(error = o.raw_json().get(arg->text));
+        return !(error = o.raw_json().get(arg->text)) && NestingWithinLimit(arg->text);
       }
       case '[': {
         od::array a;
         if ((error = v.get_array().get(a))) return false;
         arg->kind = JsonArg::Kind::kJson;
-        return !(error = a.raw_json().get(arg->text));
+        return !(error = a.raw_json().get(arg->text)) && NestingWithinLimit(arg->text);
       }
       default:
         break;
@@ -333,7 +387,23 @@ struct Reader {
       }
     }
     arg->kind = JsonArg::Kind::kDouble;
-    return !(error = v.get_double().get(arg->d));
+    if (!(error = v.get_double().get(arg->d))) return true;
+    if (error == simdjson::NUMBER_ERROR && IsJsonNumberSyntax(token)) {
+      // Valid JSON that no double holds (1e999): kept as its literal text, not a broken trace.
+      error = simdjson::SUCCESS;
+      arg->kind = JsonArg::Kind::kString;
+      arg->text = token;
+      return true;
+    }
+    return false;
+  }
+
+  // A nested arg is kept as raw JSON text for later readers (exporters, the page), so its depth
+  // is bounded here: simdjson skips a nested value without counting its depth.
+  bool NestingWithinLimit(std::string_view text) {
+    if (NestingDepth(text) <= kMaxJsonDepth) return true;
+    error = simdjson::DEPTH_ERROR;
+    return false;
   }
 
   bool Field(od::field& field) {

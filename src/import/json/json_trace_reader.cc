@@ -4,9 +4,11 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "base/byte_source.h"
+#include "import/import_memory.h"
 #include "import/json/buffer_pool.h"
 #include "import/json/event_translator.h"
 #include "import/json/import_pipeline.h"
@@ -16,6 +18,8 @@
 
 namespace cprof {
 namespace {
+
+constexpr uint64_t kMaxProfilerInfoBytes = 16u << 20;
 
 // torch_npu writes the rank into profiler_info_<rank>.json beside ASCEND_PROFILER_OUTPUT.
 int64_t TorchNpuRank(const std::string& trace_view) {
@@ -28,7 +32,7 @@ int64_t TorchNpuRank(const std::string& trace_view) {
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (name.rfind("profiler_info", 0) != 0 || e.path().extension() != ".json") continue;
-    auto text = ReadWholeFile(e.path().string());
+    auto text = ReadWholeFile(e.path().string(), kMaxProfilerInfoBytes);  // a few KB when genuine
     if (!text.ok()) continue;
     auto value = json::ParseTopLevelValue(*text);
     if (!value.ok()) continue;
@@ -74,18 +78,25 @@ Status ReadJsonTrace(const std::string& path, const ImportOptions& options, Trac
       return InvalidInput("{}: a directory without trace_view.json (expected a torch_npu *_ascend_pt folder)", path);
     }
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(file));
+  ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(file, options.decompression));
   json::EventTranslator translator(builder, file, source->compressed());
   if (int64_t rank = TorchNpuRank(file); rank >= 0) translator.metadata().SetRankHint(rank);
   // Compressed traces expand about tenfold; a low estimate only means some reallocation.
-  const uint64_t json_bytes = source->compressed() ? source->file_size() * 8 : source->file_size();
+  uint64_t json_bytes = source->compressed() ? source->file_size() * 8 : source->file_size();
+  // Reservations are address space until written, but they must not exceed what the memory limit
+  // lets the trace hold (with overcommit off, a 10 GB file's reservation alone would fail).
+  if (options.max_memory_bytes != 0) json_bytes = std::min(json_bytes, options.max_memory_bytes);
   ReserveFor(builder, json_bytes);
   translator.Reserve(json_bytes);
 
   json::PipelineResult result;
   RETURN_IF_ERROR(json::RunImportPipeline(
-      source.get(), {.threads = options.threads},
-      [&](const json::ParsedBatch& batch) { return translator.Apply(batch); }, &result));
+      source.get(), {.threads = options.threads, .max_chunk_bytes = options.max_memory_bytes},
+      [&](const json::ParsedBatch& batch) {
+        RETURN_IF_ERROR(translator.Apply(batch));
+        return CheckImportMemory(builder->trace(), options, file);
+      },
+      &result));
   translator.metadata().SetObjectForm(result.object_form);
   if (result.unterminated_array) builder->stats().Add(ImportStat::json_unterminated_array);
   RETURN_IF_ERROR(translator.Finish());

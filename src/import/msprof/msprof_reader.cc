@@ -93,6 +93,7 @@ class MsprofReader : public TraceReader {
       ctx.Attempt(ReadCommunicationMatrixJson(layout->communication_matrix, &ctx));
     }
     if (full) RunAscendCrossChecks(&ctx);
+    RETURN_IF_ERROR(ctx.limit_status());
     builder->SetMetadataString(meta::kSourceFormat, "msprof");
     builder->SetMetadataString(meta::kSourcePath, layout->root);
     ctx.Finish();

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "import/import_memory.h"
 #include "import/sqlite/sqlite_db.h"
 
 namespace cprof {
@@ -57,9 +58,21 @@ enum NvtxType : int64_t {
 
 class NsysImport {
  public:
-  NsysImport(const SqliteDb& db, TraceBuilder* b) : db_(db), b_(*b) {}
+  NsysImport(const SqliteDb& db, const ImportOptions& options, TraceBuilder* b)
+      : db_(db), options_(options), b_(*b) {}
 
   Status Run() {
+    // A table of a schema this reader does not know (a column renamed, another program's database
+    // that borrowed the names) is an error naming table and column, not rows of NULLs read as 0.
+    RETURN_IF_ERROR(RequireColumns("StringIds", {"id", "value"}));
+    for (const char* table : {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_KERNEL",
+                              "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                              "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "OSRT_API"}) {
+      if (db_.HasTable(table)) RETURN_IF_ERROR(RequireColumns(table, {"start", "end"}));
+    }
+    for (const char* table : {"NVTX_EVENTS", "COMPOSITE_EVENTS"}) {
+      if (db_.HasTable(table)) RETURN_IF_ERROR(RequireColumns(table, {"start"}));
+    }
     RETURN_IF_ERROR(LoadStrings());
     RETURN_IF_ERROR(LoadNames());
     bool any = false;
@@ -107,10 +120,26 @@ class NsysImport {
   }
 
  private:
+  Status RequireColumns(std::string_view table, std::initializer_list<std::string_view> columns) const {
+    for (std::string_view c : columns) {
+      if (!db_.HasColumn(table, c)) {
+        return InvalidInput("{}: table {} has no column '{}': not an Nsight Systems schema this reader knows",
+                            db_.path(), table, c);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // The next row of `st`; every kMemoryCheckRows rows also the memory limit.
+  StatusOr<bool> Step(SqliteStatement& st) {
+    if (++rows_ % kMemoryCheckRows == 0) RETURN_IF_ERROR(CheckImportMemory(b_.trace(), options_, db_.path()));
+    return st.Step();
+  }
+
   Status LoadStrings() {
     ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("StringIds", {"id", "value"}));
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       int64_t id = st.Int(0);
       if (id < 0) continue;
@@ -141,7 +170,7 @@ class NsysImport {
     if (db_.HasTable("PROCESSES")) {
       ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("PROCESSES", {"globalPid", "pid", "name"}));
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         if (!st.IsNull(2)) process_names_[PidOf(st.Int(0))] = std::string(st.Text(2));
       }
@@ -149,7 +178,7 @@ class NsysImport {
     if (db_.HasTable("ThreadNames")) {
       ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("ThreadNames", {"nameId", "globalTid"}));
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         if (!st.IsNull(0) && !st.IsNull(1)) thread_names_[st.Int(1)] = Str(st.Int(0));
       }
@@ -182,7 +211,10 @@ class NsysImport {
       return false;
     }
     *ts = st.Int(start_col);
-    *dur = st.Int(end_col) - *ts;
+    if (__builtin_sub_overflow(st.Int(end_col), *ts, dur)) {  // e.g. INT64_MIN - INT64_MAX
+      b_.stats().Add(ImportStat::timestamp_out_of_range);
+      return false;
+    }
     if (*dur < 0) {
       b_.stats().Add(ImportStat::negative_duration);
       return false;
@@ -198,7 +230,7 @@ class NsysImport {
     const StringId k_corr = b_.Intern("correlation");
     const StringId k_ret = b_.Intern("return_value");
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       int64_t ts, dur;
       if (!Span(st, 0, 1, &ts, &dur)) continue;
@@ -245,7 +277,7 @@ class NsysImport {
                    k_device = b_.Intern("device"), k_stream = b_.Intern("stream"), k_ctx = b_.Intern("context");
     launch_name_ = b_.Intern("ac2g");
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       int64_t ts, dur;
       if (!Span(st, 0, 1, &ts, &dur)) continue;
@@ -286,7 +318,7 @@ class NsysImport {
                    k_device = b_.Intern("device"), k_stream = b_.Intern("stream");
     if (launch_name_ == kEmptyString) launch_name_ = b_.Intern("ac2g");
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       int64_t ts, dur;
       if (!Span(st, 0, 1, &ts, &dur)) continue;
@@ -321,7 +353,7 @@ class NsysImport {
                    k_device = b_.Intern("device"), k_stream = b_.Intern("stream");
     if (launch_name_ == kEmptyString) launch_name_ = b_.Intern("ac2g");
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       int64_t ts, dur;
       if (!Span(st, 0, 1, &ts, &dur)) continue;
@@ -354,7 +386,7 @@ class NsysImport {
     const StringId cat = b_.Intern("cuda_sync"), track_name = b_.Intern("CUDA synchronization");
     const StringId k_corr = b_.Intern("correlation"), k_stream = b_.Intern("stream");
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       int64_t ts, dur;
       if (!Span(st, 0, 1, &ts, &dur)) continue;
@@ -381,7 +413,7 @@ class NsysImport {
       ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("NVTX_EVENTS", {"domainId", "text", "textId"},
                                                              fmt::format("WHERE eventType = {}", +kNvtxDomainCreate)));
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         if (st.IsNull(0)) continue;
         domains[st.Int(0)] = !st.IsNull(1) ? b_.Intern(st.Text(1)) : !st.IsNull(2) ? Str(st.Int(2)) : kEmptyString;
@@ -393,7 +425,7 @@ class NsysImport {
     const StringId cat = b_.Intern("nvtx"), k_domain = b_.Intern("domain"), k_category = b_.Intern("category"),
                    async_name = b_.Intern("NVTX start/end ranges");
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       int64_t type = st.OptInt(2).value_or(0);
       if (type == kNvtxThread) {  // nvtxNameOsThread: names the thread
@@ -432,7 +464,7 @@ class NsysImport {
                      db_.SelectColumns("OSRT_API", {"start", "end", "globalTid", "nameId", "returnValue"}));
     const StringId cat = b_.Intern("osrt"), track_name = b_.Intern("OS runtime libraries");
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       int64_t ts, dur;
       if (!Span(st, 0, 1, &ts, &dur)) continue;
@@ -454,7 +486,7 @@ class NsysImport {
       int64_t cur = -1;
       StackId parent = kNoStack;
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         int64_t id = st.Int(0);
         if (id != cur) {
@@ -475,7 +507,7 @@ class NsysImport {
     }
     ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("COMPOSITE_EVENTS", {"id", "start", "globalTid"}));
     while (true) {
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       auto it = stacks.find(st.Int(0));
       b_.AddSample({.ts_ns = st.Int(1),
@@ -491,7 +523,7 @@ class NsysImport {
       if (!db_.HasTable(table)) continue;
       ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns(table, {"name", "value"}));
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         std::string_view key = st.Text(0);
         if (key == "EXPORT_PRODUCT_VERSION") b_.SetMetadataString("nsys_version", st.Text(1));
@@ -500,7 +532,7 @@ class NsysImport {
     }
     if (db_.HasTable("TARGET_INFO_SESSION_START_TIME")) {
       ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("TARGET_INFO_SESSION_START_TIME", {"utcEpochNs"}));
-      ASSIGN_OR_RETURN(bool row, st.Step());
+      ASSIGN_OR_RETURN(bool row, Step(st));
       if (row && !st.IsNull(0)) b_.SetMetadata(meta::kBaseTimeNs, Value::Int(st.Int(0)));
     }
     if (db_.HasTable("TARGET_INFO_GPU")) {
@@ -509,7 +541,7 @@ class NsysImport {
                                                              "computeMajor", "computeMinor", "busLocation"}));
       std::string json = "[";
       while (true) {
-        ASSIGN_OR_RETURN(bool row, st.Step());
+        ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         if (json.size() > 1) json += ", ";
         std::string name;
@@ -532,7 +564,9 @@ class NsysImport {
   static constexpr StringId kNoString{UINT32_MAX};
 
   const SqliteDb& db_;
+  const ImportOptions& options_;
   TraceBuilder& b_;
+  uint64_t rows_ = 0;
   std::vector<StringId> strings_;
   std::unordered_map<int64_t, std::string> process_names_;
   std::unordered_map<int64_t, StringId> thread_names_;
@@ -549,12 +583,12 @@ class NsysImport {
 class NsysSqliteReader : public TraceReader {
  public:
   std::string_view name() const override { return "nsys_sqlite"; }
-  Status Read(const std::string& path, const ImportOptions&, TraceBuilder* builder) override {
+  Status Read(const std::string& path, const ImportOptions& options, TraceBuilder* builder) override {
     ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::Open(path));
     if (!db.HasTable("StringIds")) {
       return InvalidInput("{}: an SQLite database without a StringIds table is not an Nsight Systems export", path);
     }
-    NsysImport imp(db, builder);
+    NsysImport imp(db, options, builder);
     return imp.Run();
   }
 };

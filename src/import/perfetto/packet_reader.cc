@@ -1,6 +1,7 @@
 // Streaming packet framing of Perfetto trace files.
 #include "import/perfetto/packet_reader.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "proto/cprof_payload_format.h"
@@ -23,8 +24,10 @@ Status PacketReader::Fill(size_t n) {
     end_ -= pos_;
     pos_ = 0;
   }
-  if (buf_.size() < n) buf_.resize(std::max(n, buf_.size() * 2));
+  // Grow only as data arrives: a corrupt length in a small file must not allocate (and zero) up
+  // to kMaxPacketBytes before the read finds the file too short.
   while (end_ < n && !eof_) {
+    if (end_ == buf_.size()) buf_.resize(std::min(n, buf_.size() * 2));
     ASSIGN_OR_RETURN(size_t got, source_->Read(buf_.data() + end_, buf_.size() - end_));
     if (got == 0) eof_ = true;
     end_ += got;

@@ -6,6 +6,7 @@
 #include <google/protobuf/arena.h>
 
 #include "base/byte_source.h"
+#include "import/import_memory.h"
 #include "import/perfetto/packet_reader.h"
 #include "import/perfetto/payload_importer.h"
 #include "import/perfetto/track_event_importer.h"
@@ -18,8 +19,8 @@ class PerfettoTraceReader : public TraceReader {
  public:
   std::string_view name() const override { return "perfetto_pb"; }
 
-  Status Read(const std::string& path, const ImportOptions&, TraceBuilder* builder) override {
-    ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(path));
+  Status Read(const std::string& path, const ImportOptions& options, TraceBuilder* builder) override {
+    ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> source, OpenByteSource(path, options.decompression));
     PacketReader packets(std::move(source));
     TrackEventImporter events(builder, path);
     PayloadImporter payload(builder, &events, path);
@@ -33,6 +34,7 @@ class PerfettoTraceReader : public TraceReader {
       ASSIGN_OR_RETURN(bool more, packets.Next(&bytes));
       if (!more) break;
       if (count++ % 4096 == 0) {
+        RETURN_IF_ERROR(CheckImportMemory(builder->trace(), options, path));
         arena.Reset();
         packet = google::protobuf::Arena::CreateMessage<perfetto::protos::TracePacket>(&arena);
       }

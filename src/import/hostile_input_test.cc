@@ -1,0 +1,588 @@
+// Hostile inputs through the real import path (ImportTrace), generated at test time: truncation at
+// every byte of a Kineto JSON and at every line of a torch_npu folder's files, deep nesting, bad
+// numbers, end-before-begin, duplicate ids, flow cycles, invalid UTF-8, CSV with NULs and ragged
+// rows, SQLite files with the wrong schema, empty files, a directory where a file belongs, and the
+// memory and decompression limits. Each input must give a clear error (file, place, reason) or a
+// correct partial result; which one is asserted per case. The large cases (10^7 events, the
+// decompression bomb, a 100 MB name) are in hostile_input_slow_test.cc.
+#include <sqlite3.h>
+#include <zlib.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "base/byte_source.h"
+#include "import/import_memory.h"
+#include "import/import_trace.h"
+#include "import/json/json_test_util.h"
+#include "model/trace_memory.h"
+
+namespace cprof {
+namespace {
+
+namespace fs = std::filesystem;
+using json::testing::TempFile;
+
+// A directory under $TMPDIR, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    const char* dir = std::getenv("TMPDIR");
+    std::string templ = std::string(dir ? dir : "/tmp") + "/cprof_hostile_XXXXXX";
+    path_ = mkdtemp(templ.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void WriteFile(const fs::path& p, std::string_view content) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary | std::ios::trunc).write(content.data(), static_cast<std::streamsize>(content.size()));
+}
+
+std::string Gzip(std::string_view data) {
+  std::string out(compressBound(static_cast<uLong>(data.size())) + 64, '\0');
+  z_stream zs{};
+  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// An error is "clear" when it names the file and says where: a byte, a line, an event, or that
+// the file is empty.
+void ExpectClearError(const Status& st, const std::string& file, const std::string& context) {
+  EXPECT_NE(st.code(), StatusCode::kOk) << context;
+  EXPECT_NE(st.code(), StatusCode::kInternal) << context << ": " << st.message();
+  EXPECT_NE(st.message().find(file), std::string::npos) << context << ": " << st.message();
+  const std::string& m = st.message();
+  const bool placed = m.find("byte ") != std::string::npos || m.find("line ") != std::string::npos ||
+                      m.find("event #") != std::string::npos || m.find("empty") != std::string::npos ||
+                      m.find("whitespace") != std::string::npos;
+  EXPECT_TRUE(placed) << context << ": no place in: " << m;
+}
+
+// A small Kineto trace in the object form, every kind of event the importer treats specially.
+std::string SmallKineto() {
+  return R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "H100", "totalGlobalMem": 85000000000}],
+"distributedInfo": {"rank": 0, "world_size": 2},
+"traceEvents": [
+{"ph": "M", "name": "process_name", "pid": 7, "args": {"name": "python"}},
+{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 8, "ts": 100.5, "dur": 20, "args": {"External id": 3}},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 8, "ts": 105, "dur": 4, "args": {"correlation": 11}},
+{"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 110, "dur": 30, "args": {"device": 0, "stream": 7, "correlation": 11}},
+{"ph": "s", "id": 11, "pid": 7, "tid": 8, "ts": 105, "cat": "ac2g", "name": "ac2g"},
+{"ph": "f", "id": 11, "pid": 0, "tid": 7, "ts": 110, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+{"ph": "C", "name": "mem", "pid": 7, "ts": 120, "args": {"used": 10}}
+],
+"traceName": "small"})";
+}
+
+TEST(HostileInputTest, KinetoJsonTruncatedAtEveryByteIsAClearError) {
+  const std::string full = SmallKineto();
+  {
+    TempFile f(full);
+    auto t = ImportTrace(f.path());
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    ASSERT_EQ(t->slices.size(), 3u);
+  }
+  // The object form needs its closing brace: every proper prefix is an error naming the place.
+  for (size_t len = 0; len < full.size(); ++len) {
+    TempFile f(std::string_view(full).substr(0, len));
+    auto t = ImportTrace(f.path());
+    ASSERT_FALSE(t.ok()) << "prefix " << len;
+    ExpectClearError(t.status(), f.path(), fmt::format("prefix of {} bytes", len));
+  }
+}
+
+TEST(HostileInputTest, GzipTruncatedAtEveryByteIsAClearError) {
+  const std::string gz = Gzip(SmallKineto());
+  for (size_t len = 2; len < gz.size(); ++len) {  // from 2: the magic makes it a gzip file
+    TempFile f(std::string_view(gz).substr(0, len), ".json.gz");
+    auto t = ImportTrace(f.path());
+    if (len < 10) {
+      // Too short for a gzip header: not recognized, or a corrupt stream; either names the file.
+      ASSERT_FALSE(t.ok());
+      EXPECT_NE(t.status().message().find(f.path()), std::string::npos) << t.status().message();
+      continue;
+    }
+    ASSERT_FALSE(t.ok()) << "prefix " << len;
+    ExpectClearError(t.status(), f.path(), fmt::format("gzip prefix of {} bytes", len));
+  }
+}
+
+// The array form (torch_npu's trace_view.json) may end after any complete event: a prefix gives
+// exactly the events it holds whole, and a cut inside an event is an error naming that event.
+TEST(HostileInputTest, ArrayTraceTruncatedAtEveryByteKeepsTheCompleteEvents) {
+  std::string text = "[\n";
+  std::vector<std::pair<size_t, size_t>> spans;  // [begin, end) of each event
+  for (int i = 0; i < 6; ++i) {
+    if (i) text += ",\n";
+    const size_t begin = text.size();
+    text += fmt::format(R"({{"ph": "X", "name": "op{}", "pid": 1, "tid": 2, "ts": "{}.250", "dur": 3, "args": {{"k": [1, {{"a": "}}"}}]}}}})",
+                        i, 1000 + i * 10);
+    spans.emplace_back(begin, text.size());
+  }
+  text += "\n]";
+  for (size_t len = 1; len <= text.size(); ++len) {
+    TempFile f(std::string_view(text).substr(0, len));
+    auto t = ImportTrace(f.path());
+    size_t complete = 0;
+    int inside = -1;
+    for (size_t i = 0; i < spans.size(); ++i) {
+      if (spans[i].second <= len) ++complete;
+      if (spans[i].first < len && len < spans[i].second) inside = static_cast<int>(i);
+    }
+    if (inside >= 0) {
+      ASSERT_FALSE(t.ok()) << "prefix " << len;
+      ExpectClearError(t.status(), f.path(), fmt::format("prefix {}", len));
+      EXPECT_NE(t.status().message().find(fmt::format("event #{}", inside)), std::string::npos)
+          << t.status().message();
+    } else {
+      ASSERT_TRUE(t.ok()) << "prefix " << len << ": " << t.status().message();
+      EXPECT_EQ(t->slices.size(), complete) << "prefix " << len;
+      EXPECT_EQ(t->stats.Get(ImportStat::json_unterminated_array), len < text.size() ? 1 : 0) << "prefix " << len;
+    }
+  }
+}
+
+// A torch_npu folder made of the first lines of the real rank-0 fixture's files.
+class SmallTorchNpuFolder {
+ public:
+  static constexpr int kTraceEvents = 8;
+
+  explicit SmallTorchNpuFolder(const fs::path& root) : dir_(root / "rank0_ascend_pt") {
+    const fs::path src = fs::path(CPROF_FIXTURES_DIR) / "ascend/text_level1/rank0_ascend_pt";
+    files_["profiler_info_0.json"] = *ReadWholeFile((src / "profiler_info_0.json").string());
+    files_["ASCEND_PROFILER_OUTPUT/kernel_details.csv"] = FirstLines(src / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", 6);
+    files_["ASCEND_PROFILER_OUTPUT/step_trace_time.csv"] = FirstLines(src / "ASCEND_PROFILER_OUTPUT/step_trace_time.csv", 3);
+    files_["ASCEND_PROFILER_OUTPUT/op_statistic.csv"] = FirstLines(src / "ASCEND_PROFILER_OUTPUT/op_statistic.csv", 4);
+    // torch_npu's shapes: decimal-string ts with ns digits, a process_name, host and device rows.
+    std::string tv = "[\n";
+    tv += R"({"ph": "M", "name": "process_name", "pid": 3096504, "tid": 0, "args": {"name": "Python"}},)" "\n";
+    tv += R"({"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "Ascend Hardware"}},)" "\n";
+    for (int i = 0; i < kTraceEvents; ++i) {
+      tv += fmt::format(R"({{"ph": "X", "name": "aten::op{}", "pid": 3096504, "tid": 3096504, "ts": "1736408883688{:03}.930", "dur": 5.5, "cat": "cpu_op", "args": {{"Sequence number": {}}}}})",
+                        i, 100 + i * 10, i);
+      tv += i + 1 < kTraceEvents ? ",\n" : "\n";
+    }
+    tv += "]\n";
+    files_["ASCEND_PROFILER_OUTPUT/trace_view.json"] = tv;
+    WriteAll();
+  }
+
+  void WriteAll() {
+    for (const auto& [name, content] : files_) WriteFile(dir_ / name, content);
+  }
+  const fs::path& dir() const { return dir_; }
+  const std::map<std::string, std::string>& files() const { return files_; }
+
+ private:
+  static std::string FirstLines(const fs::path& p, int n) {
+    std::string text = *ReadWholeFile(p.string());
+    size_t pos = 0;
+    for (int i = 0; i < n && pos != std::string::npos; ++i) {
+      pos = text.find('\n', pos);
+      if (pos != std::string::npos) ++pos;
+    }
+    return pos == std::string::npos ? text : text.substr(0, pos);
+  }
+
+  fs::path dir_;
+  std::map<std::string, std::string> files_;
+};
+
+TEST(HostileInputTest, TorchNpuFolderWithEachFileCutAfterEveryLine) {
+  TempDir tmp;
+  SmallTorchNpuFolder folder(tmp.path());
+  auto whole = ImportTrace(folder.dir().string());
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  const size_t whole_slices = whole->slices.size();
+  ASSERT_GE(whole_slices, static_cast<size_t>(SmallTorchNpuFolder::kTraceEvents));
+
+  int cuts = 0;
+  for (const auto& [name, content] : folder.files()) {
+    for (size_t pos = content.find('\n'); pos != std::string::npos; pos = content.find('\n', pos + 1)) {
+      for (size_t len : {pos, pos + 1}) {  // before and after the newline: the cut falls on a line end
+        if (len >= content.size()) continue;
+        folder.WriteAll();
+        WriteFile(folder.dir() / name, std::string_view(content).substr(0, len));
+        ++cuts;
+        auto t = ImportTrace(folder.dir().string());
+        const std::string ctx = fmt::format("{} cut at {}", name, len);
+        const std::string file = fs::path(name).filename().string();
+        if (name.ends_with("trace_view.json")) {
+          // The primary source: a cut after a complete event keeps the events before it; a cut
+          // right after '[' keeps none; anything else is an error naming the file.
+          if (t.ok()) {
+            EXPECT_LE(t->slices.size(), whole_slices) << ctx;
+          } else {
+            ExpectClearError(t.status(), file, ctx);
+          }
+          continue;
+        }
+        // A side table: the import goes on; the trace keeps trace_view.json's slices, and a file
+        // that could not be read is named in import_problems.
+        ASSERT_TRUE(t.ok()) << ctx << ": " << t.status().message();
+        EXPECT_GE(t->slices.size(), static_cast<size_t>(SmallTorchNpuFolder::kTraceEvents)) << ctx;
+        const std::string problems = t->MetadataText("import_problems");
+        if (!problems.empty()) EXPECT_NE(problems.find(file), std::string::npos) << ctx << ": " << problems;
+      }
+    }
+  }
+  EXPECT_GT(cuts, 20);
+}
+
+TEST(HostileInputTest, DeepNestingIsAnErrorNotAStackOverflow) {
+  constexpr size_t kDepth = 1'000'000;
+  const std::string open(kDepth, '['), close(kDepth, ']');
+  // As the whole document, as an event's args, and as a top-level member of the object form.
+  const std::string docs[] = {
+      open + close,
+      R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"deep": )" + open + close + "}}]",
+      R"({"deep": )" + open + close + R"(, "traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})",
+      R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"deep": )" + open,  // never closed
+  };
+  for (size_t i = 0; i < std::size(docs); ++i) {
+    TempFile f(docs[i]);
+    auto t = ImportTrace(f.path());
+    ASSERT_FALSE(t.ok()) << "document " << i;
+    ExpectClearError(t.status(), f.path(), fmt::format("document {}", i));
+  }
+  // Nesting within the limit is kept, as JSON text.
+  const std::string ok_doc = R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"deep": )" +
+                             std::string(100, '[') + std::string(100, ']') + "}}]";
+  TempFile f(ok_doc);
+  auto t = ImportTrace(f.path());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->slices.size(), 1u);
+}
+
+TEST(HostileInputTest, BadTimestampsAndDurationsAreSkippedAndCounted) {
+  auto t = [] {
+    TempFile f(R"([
+      {"ph": "X", "name": "good", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+      {"ph": "X", "name": "nan_string", "pid": 1, "tid": 1, "ts": "NaN", "dur": 5},
+      {"ph": "X", "name": "inf_string", "pid": 1, "tid": 1, "ts": 10, "dur": "Infinity"},
+      {"ph": "X", "name": "huge_ts", "pid": 1, "tid": 1, "ts": 99999999999999999999999, "dur": 5},
+      {"ph": "X", "name": "exp_ts", "pid": 1, "tid": 1, "ts": 1e300, "dur": 5},
+      {"ph": "X", "name": "beyond_double", "pid": 1, "tid": 1, "ts": 1e999, "dur": 5},
+      {"ph": "X", "name": "huge_dur", "pid": 1, "tid": 1, "ts": 10, "dur": 1.7e308},
+      {"ph": "X", "name": "near_max", "pid": 1, "tid": 1, "ts": 9223372036854775, "dur": 9223372036854775},
+      {"ph": "X", "name": "negative_ts", "pid": 1, "tid": 1, "ts": -50, "dur": 5},
+      {"ph": "X", "name": "negative_dur", "pid": 1, "tid": 1, "ts": 20, "dur": -5},
+      {"ph": "X", "name": "bool_ts", "pid": 1, "tid": 1, "ts": true, "dur": 5},
+      {"ph": "C", "name": "ctr", "pid": 1, "ts": 12, "args": {"v": "NaN", "w": 1e999}},
+      {"ph": "X", "name": "good2", "pid": 1, "tid": 1, "ts": 30, "dur": 1}
+    ])");
+    return ImportTrace(f.path());
+  }();
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_GE(json::testing::FindSlice(*t, "good"), 0);
+  EXPECT_GE(json::testing::FindSlice(*t, "good2"), 0);
+  EXPECT_GE(json::testing::FindSlice(*t, "negative_ts"), 0);  // before the epoch is still a time
+  for (const char* bad : {"nan_string", "inf_string", "huge_ts", "exp_ts", "beyond_double", "huge_dur", "bool_ts",
+                          "near_max"}) {
+    EXPECT_LT(json::testing::FindSlice(*t, bad), 0) << bad;
+  }
+  EXPECT_GT(t->stats.Get(ImportStat::timestamp_out_of_range) + t->stats.Get(ImportStat::json_bad_field_type), 4);
+  // Whatever was kept has an end that does not overflow, and the span is ordered.
+  for (size_t i = 0; i < t->slices.size(); ++i) {
+    int64_t end;
+    EXPECT_FALSE(__builtin_add_overflow(t->slices.ts_ns[i], std::max<int64_t>(0, t->slices.dur_ns[i]), &end))
+        << t->Str(t->slices.name_id[i]);
+    EXPECT_GE(t->slices.dur_ns[i], -1) << t->Str(t->slices.name_id[i]);
+  }
+  EXPECT_LE(t->start_ns, t->end_ns);
+  // A bare NaN (what Python's json.dumps writes) is not JSON, but only its field is unusable:
+  // that event is skipped and counted, the others kept.
+  TempFile bare(R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": NaN, "dur": 5},
+                    {"ph": "X", "name": "b", "pid": 1, "tid": 1, "ts": 1, "dur": -Infinity},
+                    {"ph": "X", "name": "c", "pid": 1, "tid": 1, "ts": 1, "dur": 1}])");
+  auto e = ImportTrace(bare.path());
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_EQ(e->slices.size(), 1u);
+  EXPECT_EQ(e->stats.Get(ImportStat::json_bad_field_type), 2);
+}
+
+TEST(HostileInputTest, EndBeforeBeginDuplicateIdsAndFlowCyclesImport) {
+  TempFile f(R"([
+    {"ph": "B", "name": "backwards", "pid": 1, "tid": 1, "ts": 100},
+    {"ph": "E", "pid": 1, "tid": 1, "ts": 50},
+    {"ph": "b", "name": "async", "id": 5, "cat": "c", "pid": 1, "tid": 1, "ts": 10},
+    {"ph": "b", "name": "async", "id": 5, "cat": "c", "pid": 1, "tid": 1, "ts": 20},
+    {"ph": "e", "name": "async", "id": 5, "cat": "c", "pid": 1, "tid": 1, "ts": 5},
+    {"ph": "X", "name": "A", "pid": 1, "tid": 2, "ts": 200, "dur": 10},
+    {"ph": "X", "name": "B", "pid": 1, "tid": 3, "ts": 200, "dur": 10},
+    {"ph": "s", "id": 1, "pid": 1, "tid": 2, "ts": 201, "cat": "x", "name": "x"},
+    {"ph": "f", "id": 1, "pid": 1, "tid": 3, "ts": 202, "cat": "x", "name": "x", "bp": "e"},
+    {"ph": "s", "id": 2, "pid": 1, "tid": 3, "ts": 203, "cat": "x", "name": "x"},
+    {"ph": "f", "id": 2, "pid": 1, "tid": 2, "ts": 204, "cat": "x", "name": "x", "bp": "e"},
+    {"ph": "s", "id": 3, "pid": 1, "tid": 2, "ts": 205, "cat": "x", "name": "x"},
+    {"ph": "f", "id": 3, "pid": 1, "tid": 2, "ts": 206, "cat": "x", "name": "x", "bp": "e"},
+    {"ph": "s", "id": 1, "pid": 1, "tid": 2, "ts": 207, "cat": "x", "name": "x"},
+    {"ph": "s", "id": 1, "pid": 1, "tid": 2, "ts": 208, "cat": "x", "name": "x"},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 300, "dur": 3, "args": {"correlation": 9, "stream": 7, "device": 0}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 310, "dur": 3, "args": {"correlation": 9, "stream": 7, "device": 0}}
+  ])");
+  auto t = ImportTrace(f.path());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  // No slice ends before it begins.
+  for (size_t i = 0; i < t->slices.size(); ++i) {
+    EXPECT_GE(t->slices.dur_ns[i], -1) << t->Str(t->slices.name_id[i]);
+  }
+  // The A -> B -> A cycle and the self-loop are kept as flows between existing slices.
+  EXPECT_GE(t->flows.size(), 2u);
+  for (size_t i = 0; i < t->flows.size(); ++i) {
+    EXPECT_LT(Index(t->flows.out_slice_id[i]), t->slices.size());
+    EXPECT_LT(Index(t->flows.in_slice_id[i]), t->slices.size());
+  }
+  EXPECT_GT(t->stats.Get(ImportStat::flow_duplicate_id) + t->stats.Get(ImportStat::flow_unmatched), 0);
+}
+
+TEST(HostileInputTest, InvalidUtf8NamesAreAnErrorAtTheirEvent) {
+  TempFile f("[{\"ph\": \"X\", \"name\": \"ok\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1},\n"
+             " {\"ph\": \"X\", \"name\": \"bad\xff\xfe\xc3\", \"pid\": 1, \"tid\": 1, \"ts\": 2, \"dur\": 1}]");
+  auto t = ImportTrace(f.path());
+  ASSERT_FALSE(t.ok());
+  ExpectClearError(t.status(), f.path(), "invalid UTF-8");
+  EXPECT_NE(t.status().message().find("event #1"), std::string::npos) << t.status().message();
+  EXPECT_NE(t.status().message().find("UTF-8"), std::string::npos) << t.status().message();
+}
+
+TEST(HostileInputTest, CsvWithNulsAndRaggedRowsKeepsTheGoodRows) {
+  TempDir tmp;
+  SmallTorchNpuFolder folder(tmp.path());
+  const std::string kd = folder.files().at("ASCEND_PROFILER_OUTPUT/kernel_details.csv");
+  const size_t header_end = kd.find('\n') + 1;
+  const size_t row1_end = kd.find('\n', header_end) + 1;
+  std::string row = kd.substr(header_end, row1_end - header_end);
+  std::string hostile = kd.substr(0, row1_end);
+  std::string with_nul = row;
+  with_nul[with_nul.find(',') + 1] = '\0';  // a NUL inside the second field
+  hostile += with_nul;
+  hostile += "50,1,2\n";                                        // too few columns
+  hostile += row.substr(0, row.size() - 1) + ",extra,more\n";   // too many
+  hostile += std::string("\0\0\0\0", 4) + "\n";                 // a line of NULs
+  hostile += "\"unterminated,quote\n";                            // a quote never closed
+  WriteFile(folder.dir() / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", hostile);
+  auto t = ImportTrace(folder.dir().string());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  // The unterminated quote fails the file: named in import_problems with its line.
+  const std::string problems = t->MetadataText("import_problems");
+  EXPECT_NE(problems.find("kernel_details.csv"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("line "), std::string::npos) << problems;
+  EXPECT_GE(t->slices.size(), static_cast<size_t>(SmallTorchNpuFolder::kTraceEvents));
+
+  // Without the unterminated quote the good rows are read and the ragged ones skipped and counted.
+  hostile.resize(hostile.rfind("\"unterminated"));
+  WriteFile(folder.dir() / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", hostile);
+  auto t2 = ImportTrace(folder.dir().string());
+  ASSERT_TRUE(t2.ok()) << t2.status().message();
+  EXPECT_GT(t2->stats.Get(ImportStat::csv_bad_row), 0);
+  EXPECT_GE(t2->slices.size(), t->slices.size());
+}
+
+// Runs `sql` on a new SQLite file at `path`.
+void MakeSqlite(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_close(db);
+}
+
+TEST(HostileInputTest, NsysSqliteWithTheWrongSchemaIsAClearErrorOrEmptyRows) {
+  TempDir tmp;
+  const std::string schemas[] = {
+      // Not nsys at all.
+      "CREATE TABLE t(x); INSERT INTO t VALUES (1);",
+      // StringIds without its columns, and a kernel table of the wrong shape and types.
+      "CREATE TABLE StringIds(foo TEXT); INSERT INTO StringIds VALUES ('x');"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(bar TEXT); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ('y');",
+      // The right column names with text where numbers belong, NULLs, and end before start.
+      "CREATE TABLE StringIds(id INTEGER, value TEXT); INSERT INTO StringIds VALUES (1, 'k'), ('two', NULL);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start, end, deviceId, contextId, streamId, correlationId, globalPid,"
+      " demangledName, shortName, gridX, gridY, gridZ, blockX, blockY, blockZ);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ('abc', 'def', NULL, 1, 1, 1, 1, 1, 999, 1, 1, 1, 1, 1, 1),"
+      " (100, 50, 0, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1), (9223372036854775807, -9223372036854775808, 0, 1, 1, 3, 1,"
+      " 1, 1, 1, 1, 1, 1, 1, 1);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start, end, globalTid, correlationId, nameId);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1, 2, 'x', 1, 12345), (5, 1, NULL, NULL, NULL);",
+  };
+  for (size_t i = 0; i < std::size(schemas); ++i) {
+    const std::string path = (tmp.path() / fmt::format("s{}.sqlite", i)).string();
+    MakeSqlite(path, schemas[i]);
+    auto t = ImportTrace(path);
+    if (i < 2) {
+      // Not nsys, or nsys names with other columns: an error naming the file (and the table).
+      ASSERT_FALSE(t.ok()) << "schema " << i;
+      EXPECT_EQ(t.status().code(), StatusCode::kInvalidInput) << t.status().message();
+      EXPECT_NE(t.status().message().find(path), std::string::npos) << t.status().message();
+      if (i == 1) EXPECT_NE(t.status().message().find("StringIds has no column 'id'"), std::string::npos) << t.status().message();
+      continue;
+    }
+    // The right columns with wrong values: rows that make sense are kept; end before start and
+    // ends that overflow are dropped and counted.
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    EXPECT_EQ(t->stats.Get(ImportStat::negative_duration), 2);  // kernel 100 -> 50, runtime 5 -> 1
+    EXPECT_EQ(t->stats.Get(ImportStat::timestamp_out_of_range), 1);
+    for (size_t r = 0; r < t->slices.size(); ++r) EXPECT_GE(t->slices.dur_ns[r], 0);
+  }
+}
+
+TEST(HostileInputTest, EmptyFilesAndDirectoriesAreClearErrors) {
+  TempDir tmp;
+  for (const char* name : {"empty.json", "empty.json.gz", "empty.pb", "empty.sqlite", "empty"}) {
+    const std::string path = (tmp.path() / name).string();
+    WriteFile(path, "");
+    auto t = ImportTrace(path);
+    ASSERT_FALSE(t.ok()) << name;
+    EXPECT_NE(t.status().code(), StatusCode::kInternal) << t.status().message();
+    EXPECT_NE(t.status().message().find(path), std::string::npos) << t.status().message();
+  }
+  // An empty gzip stream and a gzip file of whitespace.
+  for (const std::string& body : {std::string(), std::string(1000, ' ')}) {
+    TempFile f(body, ".json.gz", /*gzip=*/true);
+    auto t = ImportTrace(f.path());
+    ASSERT_FALSE(t.ok());
+    ExpectClearError(t.status(), f.path(), "empty gzip");
+  }
+  // An empty directory, and torch_npu folders whose files are directories.
+  auto d = ImportTrace(tmp.path().string());
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find(tmp.path().string()), std::string::npos) << d.status().message();
+  {
+    TempDir t2;
+    SmallTorchNpuFolder folder(t2.path());
+    fs::remove(folder.dir() / "ASCEND_PROFILER_OUTPUT/trace_view.json");
+    fs::create_directory(folder.dir() / "ASCEND_PROFILER_OUTPUT/trace_view.json");
+    auto t = ImportTrace(folder.dir().string());
+    if (!t.ok()) {
+      EXPECT_NE(t.status().message().find("trace_view.json"), std::string::npos) << t.status().message();
+    } else {
+      EXPECT_NE(t->MetadataText("missing_files").find("trace_view.json"), std::string::npos);
+    }
+  }
+  {
+    TempDir t3;
+    SmallTorchNpuFolder folder(t3.path());
+    fs::remove(folder.dir() / "ASCEND_PROFILER_OUTPUT/kernel_details.csv");
+    fs::create_directory(folder.dir() / "ASCEND_PROFILER_OUTPUT/kernel_details.csv");
+    auto t = ImportTrace(folder.dir().string());
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    const std::string named = t->MetadataText("import_problems") + t->MetadataText("missing_files");
+    EXPECT_NE(named.find("kernel_details.csv"), std::string::npos) << named;
+  }
+}
+
+// Events with distinct names, so the string pool grows with the trace.
+std::string ManyEvents(int n) {
+  std::string text = "[";
+  for (int i = 0; i < n; ++i) {
+    text += fmt::format(R"({}{{"ph": "X", "name": "op_{}", "pid": 1, "tid": 1, "ts": {}, "dur": 1, "args": {{"i": {}}}}})",
+                        i ? "," : "", i, i * 2, i);
+  }
+  return text + "]";
+}
+
+TEST(HostileInputTest, MemoryLimitFailsTheImportNamingFileAndLimit) {
+  TempFile f(ManyEvents(200'000));
+  ImportOptions options;
+  auto unlimited = ImportTrace(f.path(), options);
+  ASSERT_TRUE(unlimited.ok()) << unlimited.status().message();
+  const uint64_t held = TraceMemoryBytes(*unlimited);
+  EXPECT_GT(held, 200'000u * 48);  // at least the slice rows
+
+  options.max_memory_bytes = held / 4;
+  for (int threads : {1, 2}) {
+    options.threads = threads;
+    auto t = ImportTrace(f.path(), options);
+    ASSERT_FALSE(t.ok());
+    EXPECT_EQ(t.status().code(), StatusCode::kResourceLimit);
+    EXPECT_NE(t.status().message().find(f.path()), std::string::npos) << t.status().message();
+    EXPECT_NE(t.status().message().find(fmt::format("{} MiB", options.max_memory_bytes >> 20)), std::string::npos)
+        << t.status().message();
+    EXPECT_NE(t.status().message().find("--max-memory"), std::string::npos) << t.status().message();
+  }
+  options.max_memory_bytes = held * 2;
+  EXPECT_TRUE(ImportTrace(f.path(), options).ok());
+}
+
+TEST(HostileInputTest, MemoryLimitAlsoStopsAnEventLargerThanTheLimit) {
+  // One 8 MiB name: the splitter must grow its buffer to hold the event, and stops at the limit.
+  const std::string doc = R"([{"ph": "X", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "name": ")" +
+                          std::string(8u << 20, 'a') + R"("}])";
+  TempFile f(doc);
+  ImportOptions options;
+  options.max_memory_bytes = 2u << 20;
+  auto t = ImportTrace(f.path(), options);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kResourceLimit) << t.status().message();
+  EXPECT_NE(t.status().message().find(f.path()), std::string::npos) << t.status().message();
+  EXPECT_NE(t.status().message().find("event #0"), std::string::npos) << t.status().message();
+  options.max_memory_bytes = 64u << 20;
+  auto ok = ImportTrace(f.path(), options);
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->Str(ok->slices.name_id[0]).size(), 8u << 20);
+}
+
+TEST(HostileInputTest, MemoryLimitAppliesToTorchNpuSideTablesAndNsys) {
+  TempDir tmp;
+  SmallTorchNpuFolder folder(tmp.path());
+  ImportOptions options;
+  options.max_memory_bytes = 1024;  // less than any trace
+  auto t = ImportTrace(folder.dir().string(), options);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), StatusCode::kResourceLimit) << t.status().message();
+  const std::string nsys = std::string(CPROF_FIXTURES_DIR) + "/nsys/cloverleaf-cuda.sqlite";
+  auto n = ImportTrace(nsys, options);
+  ASSERT_FALSE(n.ok());
+  EXPECT_EQ(n.status().code(), StatusCode::kResourceLimit) << n.status().message();
+  EXPECT_NE(n.status().message().find(nsys), std::string::npos) << n.status().message();
+}
+
+TEST(HostileInputTest, ParseByteSize) {
+  EXPECT_EQ(*ParseByteSize("4G"), 4ull << 30);
+  EXPECT_EQ(*ParseByteSize("512M"), 512ull << 20);
+  EXPECT_EQ(*ParseByteSize("512MiB"), 512ull << 20);
+  EXPECT_EQ(*ParseByteSize("1.5g"), 3ull << 29);
+  EXPECT_EQ(*ParseByteSize("2048K"), 2ull << 20);
+  EXPECT_EQ(*ParseByteSize("1000"), 1000u);
+  EXPECT_EQ(*ParseByteSize("0"), 0u);
+  for (const char* bad : {"", "G", "-1G", "4X", "nan", "1e30T", "4 G G"}) {
+    EXPECT_FALSE(ParseByteSize(bad).ok()) << bad;
+  }
+  EXPECT_GT(DefaultMaxMemoryBytes(), 0u);
+}
+
+TEST(HostileInputTest, RealGzipFixturesAreWellUnderTheRatioLimit) {
+  // The default ratio limit must never reject a genuine trace: the fixtures' ratios for scale.
+  const std::string gz = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/nccl_parser_config/nccl_data.json.gz";
+  auto t = ImportTrace(gz);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  auto text = ReadWholeFile(gz);
+  ASSERT_TRUE(text.ok());
+  const double ratio = static_cast<double>(text->size()) / static_cast<double>(fs::file_size(gz));
+  EXPECT_LT(ratio * 10, static_cast<double>(DecompressionLimits{}.max_ratio)) << ratio;
+}
+
+}  // namespace
+}  // namespace cprof
