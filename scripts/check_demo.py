@@ -44,7 +44,8 @@ def main():
     tune = json.load(open(os.path.join(d, "tuning_report.json")))
     space = open(os.path.join(root, "examples/aigc", f"{workload}_space.yaml")).read()
     defaults = dict(re.findall(r"name:\s*(\w+),.*?default:\s*([\w.]+)", space))
-    changed = {k for k, v in tune["best_params"].items() if str(v) != defaults.get(k)}
+    chosen = json.load(open(os.path.join(d, "chosen_configuration.json")))["params"]  # what validate ran
+    changed = {k for k, v in chosen.items() if str(v) != defaults.get(k)}
     if not changed:
         fail("the tuned configuration is the default")
     fixed_by_diagnosis = set()
@@ -54,6 +55,13 @@ def main():
             fixed_by_diagnosis.add(name)
     if not fixed_by_diagnosis:
         fail(f"no knob of the space addresses the diagnosed categories {categories}")
+    # The top finding's fix (its category's value in the space's fixes:) is what was validated.
+    top = diag["findings"][0]["category"]
+    top_fix = {name: re.search(rf"\b{top}:\s*([\w.]+)", fixes).group(1)
+               for name, fixes in re.findall(r"name:\s*(\w+).*?fixes:\s*\{([^}]*)\}", space, flags=re.S)
+               if re.search(rf"\b{top}:", fixes)}
+    if top_fix and not any(str(chosen.get(k)) == v for k, v in top_fix.items()):
+        fail(f"the validated configuration {chosen} does not apply the top finding's ({top}) fix {top_fix}")
     history = tune.get("history") or []
     guided = [t for t in history if t.get("sampler") == "guided"]
     if not guided:
