@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Runs a shortened `make demo` and checks that its parts agree with each other.
 
-  scripts/check_demo.py BUILD_DIR WORK_DIR [unet|gpt]
+  scripts/check_demo.py BUILD_DIR WORK_DIR [unet|gpt] [--top_fix]
 
 Checks: the plan names a diagnosed category; a knob of the space has `fixes:` for a diagnosed
 category, the study evaluated that guided start right after the default and it beat the default
 (the diagnosis pointed the right way); the tuned configuration beats the default; validate calls
 the step time improved (significant) and nothing regressed; runtime_adjustment.yaml was written.
+With --top_fix, also: the validated configuration applies the top finding's fix (its category's
+value in the space's fixes:). Without it that is only reported: several knobs can fix one cause
+(unet's 1x1 convolutions leave the reference BLAS with channels_last or with a second thread).
 Exit 1 with the reason otherwise.
 """
 import json
@@ -24,6 +27,7 @@ def fail(msg):
 def main():
     build, work = sys.argv[1], sys.argv[2]
     workload = sys.argv[3] if len(sys.argv) > 3 else "unet"
+    require_top_fix = "--top_fix" in sys.argv[4:]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, DEMO_BUDGET="5", DEMO_RUNS="5",
                DEMO_ARGS="--steps 8" if workload == "unet" else "--max_tokens 16")
@@ -60,8 +64,12 @@ def main():
     top_fix = {name: re.search(rf"\b{top}:\s*([\w.]+)", fixes).group(1)
                for name, fixes in re.findall(r"name:\s*(\w+).*?fixes:\s*\{([^}]*)\}", space, flags=re.S)
                if re.search(rf"\b{top}:", fixes)}
-    if top_fix and not any(str(chosen.get(k)) == v for k, v in top_fix.items()):
-        fail(f"the validated configuration {chosen} does not apply the top finding's ({top}) fix {top_fix}")
+    top_fix_applied = any(str(chosen.get(k)) == v for k, v in top_fix.items())
+    if not top_fix_applied:
+        msg = f"the validated configuration {chosen} does not apply the top finding's ({top}) fix {top_fix}"
+        if require_top_fix:
+            fail(msg)
+        print(f"check_demo: note: {msg}")
     history = tune.get("history") or []
     guided = [t for t in history if t.get("sampler") == "guided"]
     if not guided:
@@ -82,7 +90,8 @@ def main():
     if "schema_version" not in adj:
         fail("runtime_adjustment.yaml has no schema_version")
     print(f"check_demo: ok: diagnosed {categories}, changed {sorted(changed)}, knobs addressing the diagnosis "
-          f"{sorted(fixed_by_diagnosis)}, validate {verdicts}")
+          f"{sorted(fixed_by_diagnosis)}, top finding's fix {top_fix} {'applied' if top_fix_applied else 'not applied'}, "
+          f"validate {verdicts}")
 
 
 if __name__ == "__main__":
