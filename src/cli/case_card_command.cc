@@ -33,21 +33,22 @@ struct CaseCardOptions {
   std::string output;
 };
 
-StatusOr<std::vector<Trace>> LoadSide(const std::string& spec, std::vector<std::string>* paths) {
+StatusOr<std::vector<Trace>> LoadSide(const std::string& spec, const ImportOptions& import,
+                                      std::vector<std::string>* paths) {
   ASSIGN_OR_RETURN(*paths, ExpandRunPaths(spec));
   std::vector<Trace> traces;
   for (const std::string& p : *paths) {
-    ASSIGN_OR_RETURN(Trace t, LoadTrace(p));
+    ASSIGN_OR_RETURN(Trace t, LoadTrace(p, import));
     traces.push_back(std::move(t));
   }
   return traces;
 }
 
-StatusOr<MeasuredGain> Measure(const CaseCardOptions& o) {
+StatusOr<MeasuredGain> Measure(const CaseCardOptions& o, const ImportOptions& import) {
   ASSIGN_OR_RETURN(const MetricInfo* metric, MetricRegistry::Default().Find(o.metric));
   std::vector<std::string> before_paths, after_paths;
-  ASSIGN_OR_RETURN(std::vector<Trace> before_traces, LoadSide(o.before, &before_paths));
-  ASSIGN_OR_RETURN(std::vector<Trace> after_traces, LoadSide(o.after, &after_paths));
+  ASSIGN_OR_RETURN(std::vector<Trace> before_traces, LoadSide(o.before, import, &before_paths));
+  ASSIGN_OR_RETURN(std::vector<Trace> after_traces, LoadSide(o.after, import, &after_paths));
   RunSet before, after;
   for (size_t i = 0; i < before_traces.size(); ++i) before.runs.push_back(&before_traces[i]);
   for (size_t i = 0; i < after_traces.size(); ++i) after.runs.push_back(&after_traces[i]);
@@ -86,7 +87,7 @@ CommandResult RunCaseCard(const CaseCardOptions& o, CommandContext& ctx) {
   }
   std::optional<MeasuredGain> measured;
   if (!o.before.empty()) {
-    ASSIGN_OR_RETURN(MeasuredGain g, Measure(o));
+    ASSIGN_OR_RETURN(MeasuredGain g, Measure(o, ctx.import));
     measured = g;
   }
   const CaseCard card = BuildCaseCard(d, o.solution, measured, primary);

@@ -16,6 +16,10 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   app.require_subcommand(1);
   app.set_version_flag("--version", "cann-profiler 0.1.0");
   std::vector<Command> commands = AddAllCommands(app);
+  ImportFlags import_flags;
+  for (Command& cmd : commands) {
+    if (CommandImportsTraces(cmd.app->get_name())) AddImportFlags(cmd.app, &import_flags);
+  }
 
   std::vector<std::string> argv = NormalizeFlagSpellings(app, args);
   std::reverse(argv.begin(), argv.end());  // CLI11 takes the arguments in reverse order
@@ -33,6 +37,12 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
   }
 
   CommandContext ctx{out, err};
+  StatusOr<ImportOptions> import = ResolveImportFlags(import_flags);
+  if (!import.ok()) {
+    err << FormatError(import.status()) << "\n";
+    return static_cast<int>(ExitCodeFor(import.status().code()));
+  }
+  ctx.import = *import;
   for (Command& cmd : commands) {
     if (!cmd.app->parsed()) continue;
     try {

@@ -129,12 +129,35 @@ std::string FormatError(const Status& status) {
 
 }  // namespace cprof::cli
 
+#include "import/import_memory.h"
 #include "import/import_trace.h"
 
 namespace cprof::cli {
 
-StatusOr<Trace> LoadTrace(const std::string& path) {
-  StatusOr<Trace> trace = ImportTrace(path);
+void AddImportFlags(CLI::App* cmd, ImportFlags* flags) {
+  cmd->add_option("--max_memory", flags->max_memory,
+                  "Fail the import cleanly once the trace holds more than this much memory, e.g. 4G or 512M "
+                  "(binary units; 0 = no limit). Default: half the physical RAM");
+  cmd->add_option("--max_gzip_ratio", flags->max_gzip_ratio,
+                  "Reject .gz input that expands more than this many times (a decompression bomb; 0 = no limit)")
+      ->capture_default_str();
+}
+
+StatusOr<ImportOptions> ResolveImportFlags(const ImportFlags& flags) {
+  ImportOptions options;
+  if (flags.max_memory.empty()) {
+    options.max_memory_bytes = DefaultMaxMemoryBytes();
+  } else {
+    StatusOr<uint64_t> bytes = ParseByteSize(flags.max_memory);
+    if (!bytes.ok()) return InvalidInput("--max_memory: {}", bytes.status().message());
+    options.max_memory_bytes = *bytes;
+  }
+  options.decompression.max_ratio = flags.max_gzip_ratio;
+  return options;
+}
+
+StatusOr<Trace> LoadTrace(const std::string& path, const ImportOptions& options) {
+  StatusOr<Trace> trace = ImportTrace(path, options);
   if (!trace.ok() && trace.status().message().find(path) == std::string::npos) {
     return trace.status().WithContext(path);
   }

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "import/trace_reader.h"
 
 namespace cprof::cli {
 
@@ -40,6 +41,8 @@ ExitCode ExitCodeFor(StatusCode code);
 struct CommandContext {
   std::ostream& out;  // results
   std::ostream& err;  // diagnostics
+  // Limits for every trace the command imports (--max_memory, --max_gzip_ratio); RunCli fills it.
+  ImportOptions import{};
 };
 
 // A successful run's exit code (kOk or kVerdictFailed), or the error.
@@ -72,6 +75,15 @@ StatusOr<std::string> ResolveOutputFormat(const OutputOptions& options,
 // Writes `text` to --output atomically (nothing is left behind on failure), or to ctx.out.
 Status WriteOutput(const OutputOptions& options, std::string_view text, CommandContext& ctx);
 
+// --max_memory and --max_gzip_ratio: RunCli adds them to every command that imports a trace
+// (CommandImportsTraces in commands.h) and turns them into CommandContext::import.
+struct ImportFlags {
+  std::string max_memory{};  // "4G", "512M", "0" (no limit); empty: half the physical RAM
+  uint64_t max_gzip_ratio = DecompressionLimits{}.max_ratio;
+};
+void AddImportFlags(CLI::App* cmd, ImportFlags* flags);
+StatusOr<ImportOptions> ResolveImportFlags(const ImportFlags& flags);
+
 // A new JSON document: {"schema_version": kSchemaVersion, "kind": kind}.
 nlohmann::ordered_json NewJsonDocument(std::string_view kind);
 
@@ -90,7 +102,8 @@ struct Trace;
 
 namespace cprof::cli {
 
-// Imports a trace for a command; the error always names the file.
-StatusOr<Trace> LoadTrace(const std::string& path);
+// Imports a trace for a command, within `options` (pass CommandContext::import); the error
+// always names the file.
+StatusOr<Trace> LoadTrace(const std::string& path, const ImportOptions& options = {});
 
 }  // namespace cprof::cli

@@ -39,8 +39,8 @@ CommandResult RunCluster(const ClusterOptions& o, CommandContext& ctx) {
     paths.insert(paths.end(), found.begin(), found.end());
   }
   const bool full = o.full_trace;
-  RankTraceLoader load = [full](const std::string& path) -> StatusOr<Trace> {
-    ImportOptions opts;
+  RankTraceLoader load = [full, import = ctx.import](const std::string& path) -> StatusOr<Trace> {
+    ImportOptions opts = import;  // the limits apply to each rank's import
     opts.threads = 1;  // ranks are the unit of parallelism
     opts.summary_tables_only = !full;
     StatusOr<Trace> t = ImportTrace(path, opts);

@@ -11,4 +11,14 @@ std::vector<Command> AddAllCommands(CLI::App& root) {
           AddTraceCommand(root), AddTuneCommand(root)};
 }
 
+bool CommandImportsTraces(std::string_view name) {
+  static constexpr std::string_view kImporting[] = {"summary",  "info",     "convert",           "validate",
+                                                    "compare",  "diagnose", "recommend-runtime", "case-card",
+                                                    "visualize", "cluster"};
+  for (std::string_view n : kImporting) {
+    if (n == name) return true;
+  }
+  return false;
+}
+
 }  // namespace cprof::cli

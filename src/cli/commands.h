@@ -1,6 +1,7 @@
 // The registry of subcommands: one Add*Command per file, listed once in AddAllCommands.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "cli/cli_common.h"
@@ -24,5 +25,8 @@ Command AddCaseCardCommand(CLI::App& root);          // case_card_command.cc
 
 // Every subcommand, in the order `--help` lists them.
 std::vector<Command> AddAllCommands(CLI::App& root);
+
+// True for subcommands that import traces: they get --max_memory and --max_gzip_ratio.
+bool CommandImportsTraces(std::string_view name);
 
 }  // namespace cprof::cli

@@ -66,11 +66,11 @@ CommandResult RunCompare(const CompareCommandOptions& o, CommandContext& ctx) {
     ASSIGN_OR_RETURN(map, OpMap::Parse(text.str(), o.op_map));
   }
 
-  ASSIGN_OR_RETURN(Trace baseline, LoadTrace(o.baseline));
+  ASSIGN_OR_RETURN(Trace baseline, LoadTrace(o.baseline, ctx.import));
   std::optional<Trace> target_storage;
   const Trace* target = &baseline;
   if (o.target != o.baseline) {
-    ASSIGN_OR_RETURN(Trace t, LoadTrace(o.target));
+    ASSIGN_OR_RETURN(Trace t, LoadTrace(o.target, ctx.import));
     target_storage = std::move(t);
     target = &*target_storage;
   }

@@ -25,7 +25,7 @@ CommandResult RunConvert(const ConvertOptions& o, CommandContext& ctx) {
   } else {
     ASSIGN_OR_RETURN(format, ExportFormatFromPath(o.output));
   }
-  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.input));
+  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.input, ctx.import));
   RETURN_IF_ERROR(ExportTrace(trace, o.output, format));
   ctx.out << fmt::format("wrote {} ({}: {} tracks, {} slices, {} counters, {} flows)\n", o.output,
                          ExportFormatName(format), trace.tracks.size(), trace.slices.size(),

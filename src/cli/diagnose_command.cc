@@ -92,7 +92,7 @@ CommandResult RunDiagnose(const DiagnoseCliOptions& o, CommandContext& ctx) {
       return InvalidInput("--time_range {}: the end must be after the start", o.time_range);
     range = *r;
   }
-  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace));
+  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace, ctx.import));
   if (range) options.window = TimeWindow::FromRange(trace, *range);
   Diagnosis d = Diagnose(trace, options);
   d.trace_path = o.trace;

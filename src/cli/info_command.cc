@@ -45,7 +45,7 @@ CommandResult RunInfo(const InfoOptions& o, CommandContext& ctx) {
   static constexpr std::string_view kFormats[] = {"text", "json"};
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
   ASSIGN_OR_RETURN(TraceFormat detected, DetectTraceFormat(o.trace));
-  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace));
+  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace, ctx.import));
   int64_t size = SizeOnDisk(o.trace);
   std::string source_format = trace.MetadataText(meta::kSourceFormat);
   std::string text;

@@ -26,7 +26,7 @@ CommandResult RunRecommendRuntime(const RecommendRuntimeOptions& o, CommandConte
   OutputOptions out = o.output;
   if (out.format.empty() && out.output.ends_with(".yml")) out.format = "yaml";
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(out, kFormats, "yaml"));
-  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace));
+  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace, ctx.import));
   Diagnosis d = Diagnose(trace, DiagnoseOptions{});
   d.trace_path = o.trace;
   const RuntimeAdjustment a = RecommendRuntime(ReadRuntimeFacts(trace, d.device), d);

@@ -17,7 +17,7 @@ struct SummaryCommandOptions {
 CommandResult RunSummary(const SummaryCommandOptions& o, CommandContext& ctx) {
   static constexpr std::string_view kFormats[] = {"text", "json"};
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
-  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace));
+  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace, ctx.import));
   ASSIGN_OR_RETURN(SummaryReport report, BuildSummaryReport(trace, o.trace, o.summary));
   std::string text = format == "json" ? DumpJson(SummaryToJson(report)) : RenderSummaryText(report);
   RETURN_IF_ERROR(WriteOutput(o.output, text, ctx));

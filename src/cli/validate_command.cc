@@ -50,11 +50,11 @@ StatusOr<double> ParseMinEffect(std::string s) {
   }
 }
 
-StatusOr<std::vector<Trace>> LoadRuns(const std::vector<std::string>& paths) {
+StatusOr<std::vector<Trace>> LoadRuns(const std::vector<std::string>& paths, const ImportOptions& import) {
   std::vector<Trace> out;
   out.reserve(paths.size());
   for (const std::string& p : paths) {
-    ASSIGN_OR_RETURN(Trace t, LoadTrace(p));
+    ASSIGN_OR_RETURN(Trace t, LoadTrace(p, import));
     out.push_back(std::move(t));
   }
   return out;
@@ -78,8 +78,8 @@ CommandResult RunValidate(const ValidateCommandOptions& o, CommandContext& ctx) 
 
   ASSIGN_OR_RETURN(std::vector<std::string> before_paths, ExpandRunPaths(o.before));
   ASSIGN_OR_RETURN(std::vector<std::string> after_paths, ExpandRunPaths(o.after));
-  ASSIGN_OR_RETURN(std::vector<Trace> before_traces, LoadRuns(before_paths));
-  ASSIGN_OR_RETURN(std::vector<Trace> after_traces, LoadRuns(after_paths));
+  ASSIGN_OR_RETURN(std::vector<Trace> before_traces, LoadRuns(before_paths, ctx.import));
+  ASSIGN_OR_RETURN(std::vector<Trace> after_traces, LoadRuns(after_paths, ctx.import));
   RunSet before, after;
   for (size_t i = 0; i < before_traces.size(); ++i) {
     before.runs.push_back(&before_traces[i]);

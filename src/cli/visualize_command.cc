@@ -93,7 +93,7 @@ CommandResult RunVisualize(const VisualizeOptions& o, CommandContext& ctx) {
   if (!o.diagnosis.empty()) {
     ASSIGN_OR_RETURN(findings, LoadFindingsFile(o.diagnosis));
   }
-  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace));
+  ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace, ctx.import));
 
   if (format != "html") {
     TimeWindow window;
@@ -112,7 +112,7 @@ CommandResult RunVisualize(const VisualizeOptions& o, CommandContext& ctx) {
   po.findings = std::move(findings);
   po.findings_source = o.diagnosis;
   if (!o.baseline.empty()) {
-    ASSIGN_OR_RETURN(Trace b, LoadTrace(o.baseline));
+    ASSIGN_OR_RETURN(Trace b, LoadTrace(o.baseline, ctx.import));
     baseline = std::move(b);
     po.baseline = &*baseline;
     po.baseline_title = o.baseline;
