@@ -10,14 +10,17 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "base/byte_source.h"
+#include "export/export_trace.h"
 #include "import/import_memory.h"
 #include "import/import_trace.h"
 #include "import/json/json_test_util.h"
@@ -126,6 +129,35 @@ TEST(HostileInputTest, GzipTruncatedAtEveryByteIsAClearError) {
     ASSERT_FALSE(t.ok()) << "prefix " << len;
     ExpectClearError(t.status(), f.path(), fmt::format("gzip prefix of {} bytes", len));
   }
+}
+
+TEST(HostileInputTest, PerfettoPbTruncatedAtEveryByteIsAClearErrorOrTheWholePackets) {
+  TempDir tmp;
+  const std::string json = (tmp.path() / "small.json").string(), pb = (tmp.path() / "small.pb").string();
+  WriteFile(json, SmallKineto());
+  auto t = ImportTrace(json);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_TRUE(ExportTrace(*t, pb, ExportFormat::kPerfettoPb).ok());
+  const std::string bytes = *ReadWholeFile(pb);
+  auto whole = ImportTrace(pb);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  ASSERT_EQ(whole->slices.size(), t->slices.size());
+  int partial = 0;
+  for (size_t len = 1; len < bytes.size(); ++len) {
+    const std::string cut = (tmp.path() / "cut.pb").string();
+    WriteFile(cut, std::string_view(bytes).substr(0, len));
+    auto r = ImportTrace(cut);
+    if (r.ok()) {
+      // A cut between packets: what came before, never more.
+      EXPECT_LE(r->slices.size(), whole->slices.size()) << "prefix " << len;
+      ++partial;
+      continue;
+    }
+    EXPECT_NE(r.status().code(), StatusCode::kInternal) << r.status().message();
+    EXPECT_NE(r.status().message().find(cut), std::string::npos) << r.status().message();
+  }
+  std::printf("[ measured ] %zu prefixes of a %zu-byte .pb, %d imported as partial traces\n", bytes.size() - 1,
+              bytes.size(), partial);
 }
 
 // The array form (torch_npu's trace_view.json) may end after any complete event: a prefix gives
