@@ -48,11 +48,18 @@ seed_corpus() {
   local target=$1 corpus=$2
   case "$target" in
     fuzz_json)
-      seed_from "$corpus" $(find "$fixtures/kineto" "$fixtures/ascend" -name '*.json.gz' -o -name 'trace_view.json' | sort)
+      # Small traces only: a 1.7 MB .json.gz is 20+ MB of JSON, one execution a second.
+      seed_from "$corpus" $(find "$fixtures/kineto" -name '*.json.gz' -size -200k | sort)
       # A gzip'd JSON seed mostly mutates into bad gzip; also give the plain text of the small ones.
-      for f in $(find "$fixtures/kineto" -name '*.json.gz' -size -200k | sort); do
+      for f in $(find "$fixtures/kineto" -name '*.json.gz' -size -40k | sort); do
         gzip -dc "$f" > "$corpus/plain_$(basename "${f%.gz}")"
       done
+      # torch_npu trace_view.json (2.2 MB): its metadata events and the first 400 others.
+      python3 -c 'import json, sys
+ev = json.load(open(sys.argv[1]))
+keep = [e for e in ev if e.get("ph") == "M"] + [e for e in ev if e.get("ph") != "M"][:400]
+json.dump(keep, open(sys.argv[2], "w"))' "$fixtures/ascend/text_level1/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json" \
+        "$corpus/torch_npu_trace_view_head.json"
       # PyTorch 1.x legacy export (traceEvents without Kineto's fields, "X" and "f" events).
       printf '%s' '{"traceEvents":[{"name":"aten::add","ph":"X","ts":1,"dur":3,"pid":"CPU functions","tid":"PyTorch Profiler"},{"name":"conv","ph":"X","ts":2,"dur":1,"pid":"CUDA functions","tid":"stream 7"}]}' > "$corpus/legacy_1x.json"
       ;;
