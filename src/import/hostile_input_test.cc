@@ -354,6 +354,29 @@ TEST(HostileInputTest, BadTimestampsAndDurationsAreSkippedAndCounted) {
   EXPECT_EQ(e->stats.Get(ImportStat::json_bad_field_type), 2);
 }
 
+TEST(HostileInputTest, TimesPastTwoToThe62NsAreDroppedSoSpansFit) {
+  // 9.2e15 us is 9.2e18 ns: representable, but the span from -9.2e18 to +9.2e18 is not.
+  TempFile f(R"([
+    {"ph": "X", "name": "far_past", "pid": 1, "tid": 1, "ts": -9223372036854775, "dur": 5},
+    {"ph": "X", "name": "far_future", "pid": 1, "tid": 1, "ts": 9223372036854000, "dur": 5},
+    {"ph": "B", "name": "far_begin", "pid": 1, "tid": 2, "ts": 9000000000000000},
+    {"ph": "E", "pid": 1, "tid": 2, "ts": 9000000000000001},
+    {"ph": "C", "name": "far_counter", "pid": 1, "ts": -9000000000000000, "args": {"v": 1}},
+    {"ph": "X", "name": "past", "pid": 1, "tid": 1, "ts": -4000000000000000, "dur": 5},
+    {"ph": "X", "name": "future", "pid": 1, "tid": 1, "ts": 4000000000000000, "dur": 5}
+  ])");
+  auto t = ImportTrace(f.path());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  for (const char* gone : {"far_past", "far_future", "far_begin"}) EXPECT_LT(json::testing::FindSlice(*t, gone), 0) << gone;
+  EXPECT_GE(json::testing::FindSlice(*t, "past"), 0);
+  EXPECT_GE(json::testing::FindSlice(*t, "future"), 0);
+  EXPECT_EQ(t->counters.size(), 0u);
+  EXPECT_EQ(t->stats.Get(ImportStat::timestamp_out_of_range), 4);
+  int64_t span;
+  EXPECT_FALSE(__builtin_sub_overflow(t->end_ns, t->start_ns, &span));
+  EXPECT_EQ(span, 8'000'000'000'000'005'000);
+}
+
 TEST(HostileInputTest, EndBeforeBeginDuplicateIdsAndFlowCyclesImport) {
   TempFile f(R"([
     {"ph": "B", "name": "backwards", "pid": 1, "tid": 1, "ts": 100},

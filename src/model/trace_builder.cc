@@ -9,6 +9,16 @@
 
 namespace cprof {
 
+namespace {
+
+// Times the model keeps: within +-2^62 ns (146 years around the Unix epoch), so a slice's end and
+// the difference of any two times fit int64 and no span computed later can overflow. Importers'
+// rows outside are dropped and counted as timestamp_out_of_range.
+constexpr int64_t kMaxAbsTimeNs = int64_t{1} << 62;
+bool TimeInRange(int64_t ts_ns) { return ts_ns >= -kMaxAbsTimeNs && ts_ns <= kMaxAbsTimeNs; }
+
+}  // namespace
+
 TraceBuilder::TraceBuilder(Trace* trace) : trace_(trace) {}
 
 TrackId TraceBuilder::AddTrack(const TrackTable::Row& row) { return TrackId{trace_->tracks.Append(row)}; }
@@ -81,10 +91,18 @@ SliceId TraceBuilder::AddSlice(const SliceTable::Row& row) {
     stats().Add(ImportStat::negative_duration);
     return kNoSlice;
   }
+  if (!TimeInRange(row.ts_ns) || row.dur_ns > kMaxAbsTimeNs || !TimeInRange(row.ts_ns + std::max<int64_t>(0, row.dur_ns))) {
+    stats().Add(ImportStat::timestamp_out_of_range);
+    return kNoSlice;
+  }
   return SliceId{trace_->slices.Append(row)};
 }
 
 void TraceBuilder::BeginSlice(const SliceTable::Row& row) {
+  if (!TimeInRange(row.ts_ns)) {
+    stats().Add(ImportStat::timestamp_out_of_range);  // its E then finds nothing open: unmatched
+    return;
+  }
   SliceTable::Row open = row;
   open.dur_ns = -1;
   uint32_t id = trace_->slices.Append(open);
@@ -95,6 +113,10 @@ SliceId TraceBuilder::EndSlice(TrackId track, int64_t ts_ns) {
   auto it = open_begins_.find(Index(track));
   if (it == open_begins_.end() || it->second.empty()) {
     stats().Add(ImportStat::unmatched_end);
+    return kNoSlice;
+  }
+  if (!TimeInRange(ts_ns)) {
+    stats().Add(ImportStat::timestamp_out_of_range);  // the slice stays open: closed at the end
     return kNoSlice;
   }
   uint32_t id = it->second.back();
@@ -117,10 +139,20 @@ void TraceBuilder::AddFlow(SliceId out, SliceId in, FlowKind kind, StringId name
 }
 
 void TraceBuilder::AddCounter(TrackId track, int64_t ts_ns, double value) {
+  if (!TimeInRange(ts_ns)) {
+    stats().Add(ImportStat::timestamp_out_of_range);
+    return;
+  }
   trace_->counters.Append({.track_id = track, .ts_ns = ts_ns, .value = value});
 }
 
-void TraceBuilder::AddMemoryEvent(const MemoryEventTable::Row& row) { trace_->memory_events.Append(row); }
+void TraceBuilder::AddMemoryEvent(const MemoryEventTable::Row& row) {
+  if (!TimeInRange(row.ts_ns)) {
+    stats().Add(ImportStat::timestamp_out_of_range);
+    return;
+  }
+  trace_->memory_events.Append(row);
+}
 
 StackId TraceBuilder::AddStack(StackId parent, FrameId frame) {
   auto [it, inserted] = stack_ids_.try_emplace({Index(parent), Index(frame)}, 0);

@@ -388,6 +388,12 @@ void EventTranslator::OnAsync(const ParsedBatch& b, const JsonEvent& ev, int64_t
 }
 
 void EventTranslator::Shift(int64_t delta) {
+  // The model's times are within +-2^62 ns (TraceBuilder), so a base time also within it cannot
+  // overflow them; a larger one is a corrupt header: the times stay relative.
+  if (delta > (int64_t{1} << 62) || delta < -(int64_t{1} << 62)) {
+    b_->stats().Add(ImportStat::timestamp_out_of_range);
+    return;
+  }
   Trace& t = b_->trace();
   for (int64_t& ts : t.slices.ts_ns) ts += delta;
   for (int64_t& ts : t.counters.ts_ns) ts += delta;
