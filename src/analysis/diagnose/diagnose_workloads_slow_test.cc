@@ -2,6 +2,10 @@
 // `cann-profiler trace` (Debian's python3-torch, CPU) and diagnosed: each workload's planted
 // cause must rank first, and the healthy workload must have no finding above 0.5 confidence.
 // Workloads whose rule is not registered yet are skipped, naming the rule.
+// Set aside: the reference_blas finding, a cause of the machine, not of the workload: Debian's
+// python3-torch runs matrix products on the reference BLAS (libblas.so.3), so every workload here
+// with a sizeable matmul or 1x1 convolution has it (healthy: 84% of CPU samples in sgemm_). It
+// must name the reference BLAS when present; the workload's own cause must rank first among the rest.
 //
 //   ctest -L slow -R DiagnoseWorkloads
 #include <gtest/gtest.h>
@@ -14,6 +18,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "analysis/diagnose/diagnose.h"
 #include "analysis/diagnose/rules.h"
@@ -94,6 +99,11 @@ TEST_P(DiagnoseWorkloadsTest, PlantedCauseRanksFirst) {
   StatusOr<Trace> trace = ImportTrace(pb.string());
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   Diagnosis d = Diagnose(*trace, {});
+  std::erase_if(d.findings, [](const Finding& f) {
+    if (f.rule != "reference_blas") return false;
+    EXPECT_NE(f.title.find("libblas"), std::string::npos) << f.title;
+    return true;
+  });
   EXPECT_GE(d.step_count, 10) << "the workload marks its steps";
   RecordProperty("traced_seconds", std::to_string(secs));
   // One line per workload for the log: what ranked first, how sure, what it saves.

@@ -27,6 +27,9 @@
 // Cost: the thread's share of CPU samples in the reference BLAS times its step (or span) wall time,
 // per thread that ran it — the reference BLAS runs on the calling thread, so its share of the
 // thread's CPU time is its share of the thread's wall time, the waits for a core included.
+// Suggestions: for PyTorch, oneDNN's inner product (linear layers) or channels_last (when a
+// convolution's im2col fallback is the caller); for any program, an optimized BLAS behind the
+// same soname.
 // Saving: cost x (1 - kOptimizedShare): an optimized GEMM (blocked, vectorized) runs the same
 // fp32 products in about a third of the reference loops' time at the small batch sizes of
 // inference — measured on examples/aigc/gpt (2-core AMD EPYC: --linear onednn cut the projections'
@@ -104,7 +107,10 @@ class OperatorAt {
       by_track_[Index(t.slices.track_id[r])].push_back(r);
     }
     for (auto& [track, rows] : by_track_)
-      std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) { return t.slices.ts_ns[a] < t.slices.ts_ns[b]; });
+      std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {  // a parent before a child starting with it
+        if (t.slices.ts_ns[a] != t.slices.ts_ns[b]) return t.slices.ts_ns[a] < t.slices.ts_ns[b];
+        return t.slices.depth[a] < t.slices.depth[b];
+      });
   }
   // The operator slice running on `track` at `ts`, if any.
   std::optional<uint32_t> Find(TrackId track, int64_t ts) const {
@@ -262,7 +268,17 @@ void ReferenceBlasRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& o
     const size_t worst = static_cast<size_t>(std::max_element(ref_by_step.begin(), ref_by_step.end()) - ref_by_step.begin());
     f.events.push_back(ctx.EventRef(steps[worst].slice_row, "the step with the most reference-BLAS samples"));
   }
-  if (pytorch) {
+  const bool conv = !ops.empty() && rules::ContainsNoCase(ops[0].name, "conv");
+  if (pytorch && conv) {
+    // aten::_slow_conv2d_forward: im2col + the BLAS, where oneDNN's convolution was not chosen.
+    f.suggestions.push_back(
+        {"The convolutions reach the BLAS through the im2col fallback: run them in channels_last, which "
+         "oneDNN's convolution takes (PyTorch 1.x also sends 1x1 NCHW convolutions at batch < 16 to oneDNN only "
+         "with more than one intra-op thread).",
+         "code",
+         "model = model.to(memory_format=torch.channels_last)\nx = x.to(memory_format=torch.channels_last)"});
+  }
+  if (pytorch && !conv) {
     f.suggestions.push_back(
         {"Run the linear layers as oneDNN inner products: weights converted once, inputs per call (C++: "
          "at::mkldnn_linear on to_mkldnn() tensors).",

@@ -71,6 +71,24 @@ TEST(ReferenceBlasRuleTest, FiresOnReferenceGemmUnderAddmm) {
   EXPECT_TRUE(has_code);
 }
 
+TEST(ReferenceBlasRuleTest, ConvolutionFallbackSuggestsChannelsLast) {
+  HostTraceBuilder h;
+  for (int s = 0; s < 10; ++s) {
+    const int64_t t0 = s * 10 * kMs;
+    h.Step(s, t0, 10 * kMs);
+    h.Op("aten::_slow_conv2d_forward", t0, 10 * kMs);  // starts with its step: the step is its parent
+    for (int k = 0; k < 10; ++k) Sample(h, t0 + k * kMs + 500'000, "libblas.so.3", "sgemm_", "at::native::slow_conv2d");
+  }
+  std::vector<Finding> f = RunRule(*MakeReferenceBlasRule(), h.Finish());
+  ASSERT_EQ(f.size(), 1u);
+  ExpectWellFormed(f[0]);
+  EXPECT_NE(f[0].title.find("aten::_slow_conv2d_forward (100%)"), std::string::npos) << f[0].title;
+  ASSERT_FALSE(f[0].suggestions.empty());
+  EXPECT_NE(f[0].suggestions[0].snippet.find("channels_last"), std::string::npos);
+  // Every sample is in the reference BLAS: the cost is all of the steps' time.
+  EXPECT_NEAR(static_cast<double>(f[0].cost_total_ns), 100.0 * kMs, 1.0 * kMs);
+}
+
 TEST(ReferenceBlasRuleTest, OptimizedBlasDoesNotFire) {
   // OpenBLAS computes in its kernels: the innermost frame is never the entry point.
   EXPECT_TRUE(RunRule(*MakeReferenceBlasRule(), Workload(6, "libopenblasp-r0.3.21.so", "sgemm_kernel_HASWELL")).empty());
