@@ -221,7 +221,7 @@ TEST(HostileInputSlowTest, BombInsideOneStringStopsAtTheMemoryLimit) {
   EXPECT_EQ(run.code, StatusCode::kResourceLimit) << run.message;
   EXPECT_NE(run.message.find("event #0"), std::string::npos) << run.message;
   EXPECT_NE(run.message.find("256 MiB"), std::string::npos) << run.message;
-  EXPECT_LT(run.max_rss_mib, 1024u);
+  EXPECT_LT(run.max_rss_mib, 400u);  // measured 264 MiB
 }
 
 TEST(HostileInputSlowTest, OneHundredMegabyteNameImports) {

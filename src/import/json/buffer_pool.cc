@@ -45,6 +45,11 @@ BufferPool::Buffer BufferPool::Take(size_t min_bytes) {
         return b;
       }
     }
+    // None is large enough: one event is outgrowing the chunks. The smaller free buffers are let
+    // go, or a buffer doubling to hold a huge event would keep every size it passed through
+    // (8 + 16 + ... + 128 MiB held beside a 256 MiB buffer).
+    std::vector<Buffer> smaller;
+    smaller.swap(free_);
   }
   const size_t size = (min_bytes + kHugePage - 1) & ~(kHugePage - 1);
   void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

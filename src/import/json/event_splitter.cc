@@ -77,7 +77,9 @@ Status EventSplitter::NextRead(SplitBatch* out) {
   const size_t carry = carry_chunk_ ? carry_chunk_->size() - carry_begin_ : 0;
   // A large carried item (one huge event) doubles the read, so rescanning it stays linear.
   const size_t want = std::max(chunk_bytes_, carry);
-  if (max_chunk_bytes_ != 0 && carry > 0 && carry + want > max_chunk_bytes_) {
+  // The grown buffer, the one it is copied from, and the event's strings once interned: a buffer
+  // past half the limit would take the process well past the limit.
+  if (max_chunk_bytes_ != 0 && carry > 0 && carry + want > max_chunk_bytes_ / 2) {
     return ResourceLimit("{}: event #{} at {} is larger than {} MiB and still not complete; it does not fit the "
                          "memory limit of {} MiB",
                          source_->path(), event_index_, Where(stream_pos_ - carry), carry >> 20,

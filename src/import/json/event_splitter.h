@@ -77,7 +77,8 @@ struct SplitBatch {
 class EventSplitter {
  public:
   // `source` must outlive the splitter. `chunk_bytes` is how much is read per Next(). A chunk
-  // that must grow past `max_chunk_bytes` (0 = no limit) to hold one event is kResourceLimit.
+  // that must grow past half of `max_chunk_bytes` (0 = no limit) to hold one event is
+  // kResourceLimit (the old buffer and the event's interned strings are held beside it).
   EventSplitter(ByteSource* source, size_t chunk_bytes, uint64_t max_chunk_bytes = 0);
 
   // Reads the next chunk and cuts it into events and members.
