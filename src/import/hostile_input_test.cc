@@ -436,6 +436,17 @@ TEST(HostileInputTest, CsvWithNulsAndRaggedRowsKeepsTheGoodRows) {
   hostile += "50,1,2\n";                                        // too few columns
   hostile += row.substr(0, row.size() - 1) + ",extra,more\n";   // too many
   hostile += std::string("\0\0\0\0", 4) + "\n";                 // a line of NULs
+  // Start times that are not numbers or do not fit: NaN, inf, 10^30 us, an exponent, empty.
+  for (const char* ts : {"NaN", "inf", "1000000000000000000000000000000", "1e400", "", "-"}) {
+    std::string bad = row;
+    const size_t start = [&] {  // the 9th field: Start Time(us)
+      size_t p = 0;
+      for (int f = 0; f < 8; ++f) p = bad.find(',', p) + 1;
+      return p;
+    }();
+    bad.replace(start, bad.find(',', start) - start, ts);
+    hostile += bad;
+  }
   hostile += "\"unterminated,quote\n";                            // a quote never closed
   WriteFile(folder.dir() / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", hostile);
   auto t = ImportTrace(folder.dir().string());
@@ -451,7 +462,11 @@ TEST(HostileInputTest, CsvWithNulsAndRaggedRowsKeepsTheGoodRows) {
   WriteFile(folder.dir() / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", hostile);
   auto t2 = ImportTrace(folder.dir().string());
   ASSERT_TRUE(t2.ok()) << t2.status().message();
-  EXPECT_GT(t2->stats.Get(ImportStat::csv_bad_row), 0);
+  EXPECT_GE(t2->stats.Get(ImportStat::csv_bad_row), 6);  // at least the six bad start times
+  for (size_t i = 0; i < t2->slices.size(); ++i) {
+    int64_t end;
+    EXPECT_FALSE(__builtin_add_overflow(t2->slices.ts_ns[i], std::max<int64_t>(0, t2->slices.dur_ns[i]), &end));
+  }
   EXPECT_GE(t2->slices.size(), t->slices.size());
 }
 
