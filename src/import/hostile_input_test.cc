@@ -377,6 +377,16 @@ TEST(HostileInputTest, TimesPastTwoToThe62NsAreDroppedSoSpansFit) {
   EXPECT_EQ(span, 8'000'000'000'000'005'000);
 }
 
+TEST(HostileInputTest, ABaseTimePastTheRangeLeavesTimesRelative) {
+  TempFile f(R"({"baseTimeNanoseconds": 9000000000000000000, "traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})");
+  auto t = ImportTrace(f.path());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->slices.size(), 1u);
+  EXPECT_EQ(t->slices.ts_ns[0], 1000);  // not shifted into overflow
+  EXPECT_EQ(t->stats.Get(ImportStat::timestamp_out_of_range), 1);
+}
+
 TEST(HostileInputTest, EndBeforeBeginDuplicateIdsAndFlowCyclesImport) {
   TempFile f(R"([
     {"ph": "B", "name": "backwards", "pid": 1, "tid": 1, "ts": 100},
