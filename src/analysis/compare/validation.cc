@@ -107,15 +107,19 @@ StatusOr<ValidationResult> Validate(const RunSet& before, const RunSet& after, c
     co.bootstrap.resamples = ResamplesFor(options, std::max(b.values.size(), a.values.size()));
     r.resamples = std::max(r.resamples, co.bootstrap.resamples);
     mv.comparison = CompareSamples(b.values, a.values, co);
+    mv.p_value = mv.comparison.p_value;
     if (!per_run) {
       mv.before_autocorrelation = Lag1Autocorrelation(b.values);
       mv.after_autocorrelation = Lag1Autocorrelation(a.values);
+      mv.run_level = RunLevelTest(b.values, a.values, mv.statistic);
+      // Without the run-level test (too few steps) no change can be called from one run a side.
+      if (!std::isnan(mv.p_value)) mv.p_value = mv.run_level.valid ? std::max(mv.p_value, mv.run_level.p_value) : 1;
     }
     mv.before_values = std::move(b.values);
     mv.after_values = std::move(a.values);
     mv.before_ids = std::move(b.ids);
     mv.after_ids = std::move(a.ids);
-    raw_p.push_back(mv.comparison.p_value);
+    raw_p.push_back(mv.p_value);
     r.metrics.push_back(std::move(mv));
   }
 
@@ -130,8 +134,18 @@ StatusOr<ValidationResult> Validate(const RunSet& before, const RunSet& after, c
     if (std::isnan(mv.p_adjusted)) {
       mv.reason = "not tested: too few values";
     } else if (!significant) {
-      mv.reason = fmt::format("not significant (p = {:.3g} after Holm over {} metrics, alpha {:g})", mv.p_adjusted,
-                              r.metrics.size(), options.alpha);
+      const bool by_run_level = !per_run && mv.p_value > mv.comparison.p_value;
+      mv.reason = fmt::format("not significant (p = {:.3g} after Holm over {} metrics, alpha {:g}){}", mv.p_adjusted,
+                              r.metrics.size(), options.alpha,
+                              !by_run_level                ? ""
+                              : mv.run_level.valid ? fmt::format(": the per-step test gives p = {:.3g}, but the "
+                                                                 "run-level test cannot tell the change from the "
+                                                                 "runs' own drift",
+                                                                 mv.comparison.p_value)
+                                                   : ": fewer than 6 steps a side for the run-level test");
+      if (!large && !std::isnan(change))
+        mv.reason += fmt::format("; the change {:+.2f}% is below the {:g}% noise threshold anyway", change,
+                                 options.min_effect_pct);
     } else if (!large) {
       mv.reason = fmt::format("significant (p = {:.3g}) but the change {:+.2f}% is below the {:g}% noise threshold",
                               mv.p_adjusted, change, options.min_effect_pct);
@@ -154,8 +168,10 @@ StatusOr<ValidationResult> Validate(const RunSet& before, const RunSet& after, c
   } else {
     r.notes.push_back(
         "one run per side: the samples are the steps of one run each. Steps of one run share its conditions (machine "
-        "load, clocks, data order) and runs differ from each other, so run-to-run variance is not captured and the "
-        "p-values are optimistic; repeat each side several times (folders or comma lists) to make the run the unit");
+        "load, clocks, data order) and runs differ from each other, so run-to-run variance is not captured by the "
+        "per-step test; a change is called only when the run-level test agrees (each run cut into up to 5 batches of "
+        "steps, a run's level taken as uncertain as it moves between its batches; it needs >= 6 steps a side). "
+        "Repeat each side several times (folders or comma lists) to make the run the unit");
     double worst = 0;
     for (const MetricValidation& mv : r.metrics)
       worst = std::max({worst, mv.before_autocorrelation, mv.after_autocorrelation});

@@ -8,10 +8,12 @@
 //
 // The unit of replication: with one run per side the samples are the runs' steps (per-step
 // values of each metric, run_metrics.h). Steps of one run share its conditions and runs differ
-// from each other, so such a comparison cannot see run-to-run variance: the result says so, and
-// reports the lag-1 autocorrelation of the steps as a hint of how much the steps depend on each
-// other. With several runs on either side, each run contributes one value per metric and the
-// run is the unit.
+// from each other, so a per-step test cannot see run-to-run variance: the verdict then also needs
+// the run-level test (stats/run_level.h: batches of steps, a run's level as uncertain as it
+// moves between its batches), and the p-value is the larger of the two. The lag-1
+// autocorrelation of the steps is reported as a hint of how much the steps depend on each other.
+// With several runs on either side, each run contributes one value per metric and the run is
+// the unit.
 //
 // Verdict per metric: a change is called only when (1) the Holm-adjusted p-value across the
 // metrics is below alpha and (2) the relative change of the metric's statistic is at least
@@ -28,6 +30,7 @@
 #include "base/status.h"
 #include "model/trace.h"
 #include "stats/metric_registry.h"
+#include "stats/run_level.h"
 #include "stats/sample_comparison.h"
 
 namespace cprof {
@@ -63,6 +66,8 @@ struct MetricValidation {
   std::vector<int64_t> after_ids;
   double before_autocorrelation = 0;  // lag-1, per-step samples only
   double after_autocorrelation = 0;
+  RunLevelResult run_level;           // one run per side only (invalid otherwise)
+  double p_value = 1;                 // what Holm adjusts: max(per-step p, run-level p) or per-run p
 };
 
 struct ValidationResult {

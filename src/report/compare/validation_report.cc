@@ -55,6 +55,18 @@ std::string Settings(const ValidationResult& r) {
                      r.resamples > 0 ? fmt::format(", {} bootstrap resamples", r.resamples) : "");
 }
 
+ordered_json RunLevelJson(const RunLevelResult& r) {
+  if (!r.valid) return ordered_json(nullptr);
+  return {{"batches", r.batches}, {"scale", r.log_scale ? "log" : "linear"}, {"t", Num(r.t)}, {"df", r.df},
+          {"p_value", Num(r.p_value)}};
+}
+
+std::string RunLevelLine(const RunLevelResult& r) {
+  if (!r.valid) return "run-level test: not run (fewer than 6 steps a side); no change can be called";
+  return fmt::format("run-level test ({} batches a run, {} scale): t = {:.2f}, df = {:g}, p = {}", r.batches,
+                     r.log_scale ? "log" : "linear", r.t, r.df, FormatP(r.p_value));
+}
+
 // A strip plot of the two samples: one dot per value, the statistic as a bar.
 std::string StripPlot(const MetricValidation& m) {
   const auto& b = m.before_values;
@@ -129,8 +141,10 @@ ordered_json ValidationJson(const ValidationResult& r) {
     j["outliers"] = {{"method", "modified z-score > 3.5 (MAD)"},
                      {"before", OutlierIds(c.outliers_before, m.before_ids)},
                      {"after", OutlierIds(c.outliers_after, m.after_ids)}};
-    if (r.unit == "step")
+    if (r.unit == "step") {
       j["autocorrelation_lag1"] = {{"before", m.before_autocorrelation}, {"after", m.after_autocorrelation}};
+      j["run_level_test"] = RunLevelJson(m.run_level);
+    }
     j["warnings"] = c.warnings;
     j["samples"] = {{"id_kind", r.unit == "step" ? "step id" : "run index"},
                     {"before_ids", m.before_ids},
@@ -169,9 +183,11 @@ std::string ValidationMarkdown(const ValidationResult& r) {
     md += fmt::format("- shift (Hodges-Lehmann, after - before): {}\n", FormatInUnit(c.hodges_lehmann, m.metric.unit));
     md += fmt::format("- outliers (MAD, reported, not removed): {} before, {} after\n", c.outliers_before.indices.size(),
                       c.outliers_after.indices.size());
-    if (r.unit == "step")
+    if (r.unit == "step") {
+      md += fmt::format("- {}\n", RunLevelLine(m.run_level));
       md += fmt::format("- lag-1 autocorrelation of the steps: {:.2f} before, {:.2f} after\n", m.before_autocorrelation,
                         m.after_autocorrelation);
+    }
     for (const std::string& w : c.warnings) md += fmt::format("- warning: {}\n", w);
     md += "\n";
   }
@@ -219,9 +235,11 @@ std::string ValidationHtml(const ValidationResult& r) {
                      Html(FormatInUnit(c.hodges_lehmann, m.metric.unit)));
     b += fmt::format("<li>outliers (MAD, reported, not removed): {} before, {} after</li>",
                      c.outliers_before.indices.size(), c.outliers_after.indices.size());
-    if (r.unit == "step")
+    if (r.unit == "step") {
+      b += "<li>" + Html(RunLevelLine(m.run_level)) + "</li>";
       b += fmt::format("<li>lag-1 autocorrelation of the steps: {:.2f} before, {:.2f} after</li>",
                        m.before_autocorrelation, m.after_autocorrelation);
+    }
     b += "</ul>\n";
     for (const std::string& w : c.warnings) b += "<div class=\"note\">" + Html(w) + "</div>\n";
   }
