@@ -62,7 +62,7 @@ stamp "4/6 tune --from_diagnosis (budget $budget)"
 "$cli" tune --space "$space" --objective latency_ms:min --budget "$budget" --seed 1 \
   --from_diagnosis "$dir/root_cause_report.yaml" --runtime_adjustment "$dir/runtime_adjustment.yaml" \
   --storage "sqlite://$dir/study.db" --study "demo-$workload" --remeasure "$remeasure" \
-  --output "$dir/tuning_report.json" -- "$exe" "${extra[@]}" "${placeholders[@]}"
+  --output "$dir/tuning_report.json" --report "$dir/tuning_report.html" -- "$exe" "${extra[@]}" "${placeholders[@]}"
 # The configuration to validate: the re-measured one with the lowest mean when tune re-measured (on a
 # loaded machine one run of a multi-threaded configuration can be luckily fast), else tune's best.
 mapfile -t tuned < <("$python" - "$dir/tuning_report.json" "$dir/chosen_configuration.json" <<'PY'

@@ -16,6 +16,7 @@
 
 #include "base/time_units.h"
 #include "cli/commands.h"
+#include "cli/tune_html_report.h"
 #include "analysis/diagnose/runtime_adjustment.h"
 #include "report/diagnose/diagnosis_json.h"
 #include "report/diagnose/diagnosis_reader.h"
@@ -45,6 +46,7 @@ struct TuneCliOptions {
   int workers = 1;
   std::string from_diagnosis;
   std::string runtime_adjustment;  // where the chosen configuration goes (runtime_adjustment.yaml schema)
+  std::string report;              // the HTML tuning report
   std::string replay;
   bool replay_noise = false;
   uint64_t seed = 0;
@@ -192,6 +194,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   topt.repeats = o.repeats;
   topt.seed = o.seed;
   topt.default_first = !o.no_default;
+  std::string guided_text;
   if (guidance) {
     // The guided start: the values the space's `fixes:` give for the diagnosed categories.
     if (std::optional<GuidedStart> start = GuidedStartFor(space, space_file.fixes, *guidance)) {
@@ -203,6 +206,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
           text += fmt::format("{}{}={} ({})", text.empty() ? "" : ", ", param, FormatValue(start->values.at(param)), why);
           guidance->why[param] = why;
         }
+        guided_text = text;
         if (!o.quiet) ctx.err << "guided start from " << o.from_diagnosis << ": " << text << "\n";
       } else if (!o.quiet) {
         ctx.err << "guided start from " << o.from_diagnosis << " is not a legal configuration of the space; not used\n";
@@ -326,6 +330,14 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     }
   }
   RETURN_IF_ERROR(WriteOutput(o.output, text, ctx));
+  if (!o.report.empty()) {
+    std::string command_text = o.replay.empty() ? fmt::format("{}", fmt::join(o.command, " ")) : "replay " + o.replay;
+    OutputOptions out;
+    out.output = o.report;
+    RETURN_IF_ERROR(WriteOutput(
+        out, TuningReportHtml(TuningReportFrom(r, objective_name, maximize, command_text, guided_text)), ctx));
+    if (!o.quiet) ctx.err << "tuning report written to " << o.report << "\n";
+  }
   if (r.best && (guidance || !o.runtime_adjustment.empty())) {
     const std::string result = fmt::format("tune: best of {} trials ({} = {}{})", r.evaluations, objective_name,
                                            best_value ? FormatValueText(*best_value) : "?",
@@ -361,6 +373,8 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_option("--runtime_adjustment", o->runtime_adjustment,
                   "write the chosen configuration here (runtime_adjustment.yaml schema; default runtime_adjustment.yaml "
                   "with --from_diagnosis)");
+  cmd->add_option("--report", o->report,
+                  "write the HTML tuning report here: result, convergence curve, parameter importance, trials");
   cmd->add_option("--replay", o->replay,
                   "evaluate by lookup in a Kernel Tuner cache file (benchmarks; absent configurations are free)");
   cmd->add_flag("--replay_noise", o->replay_noise, "with --replay: one random sample of `times`, not their mean");

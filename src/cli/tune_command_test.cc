@@ -81,6 +81,33 @@ TEST(TuneCommandTest, ReplayJsonIsOneLineAndReproducible) {
   EXPECT_EQ(ja["history"], jb["history"]);
 }
 
+TEST(TuneCommandTest, ReportIsAnHtmlPageWithTheCurveAndImportance) {
+  fs::path dir = TempDir("report");
+  const std::string html = (dir / "study.html").string();
+  ProcessResult r = Tune({"--replay", kPnpoly, "--budget", "20", "--seed", "3", "--json", "--quiet", "--report", html});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(html);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(page.empty()) << "no report at " << html;
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t p = page.find(what); p != std::string::npos; p = page.find(what, p + 1)) ++n;
+    return n;
+  };
+  nlohmann::json j = LastJsonLine(r.out);
+  const size_t failed = j["failed"].get<size_t>();
+  EXPECT_EQ(count("<circle class=\"trial\""), 20u - failed) << "one dot per complete trial";
+  EXPECT_EQ(count("class=\"failed\""), failed) << "one cross per failed trial";
+  EXPECT_NE(page.find("Best: trial " + std::to_string(j["best_trial"].get<int64_t>())), std::string::npos);
+  EXPECT_NE(page.find("Parameter importance"), std::string::npos);
+  EXPECT_NE(page.find(">block_size_x<"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  // A report that cannot be written is an error, and nothing is left behind.
+  ProcessResult bad = Tune({"--replay", kPnpoly, "--budget", "3", "--quiet", "--report", "/nonexistent/dir/x.html"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("/nonexistent/dir/x.html"), std::string::npos) << bad.err;
+}
+
 TEST(TuneCommandTest, ContractFlagsAndErrors) {
   // Both spellings of multi-word flags; durations with units.
   ProcessResult dash = Tune({"--replay", kPnpoly, "--budget", "5", "--replay-noise", "--no-default", "--quiet"});

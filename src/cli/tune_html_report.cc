@@ -1,0 +1,38 @@
+// TuneResult -> TuningReportData: see tune_html_report.h.
+#include "cli/tune_html_report.h"
+
+#include "tune/parameter_importance.h"
+
+namespace cprof::cli {
+
+TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& objective, bool maximize,
+                                  const std::string& command, const std::string& guided_start) {
+  TuningReportData d;
+  d.study = r.study_name;
+  d.objective = objective;
+  d.maximize = maximize;
+  d.command = command;
+  d.guided_start = guided_start;
+  for (size_t i = 0; i < r.trials.size(); ++i) {
+    const tune::TrialSummary& t = r.trials[i];
+    if (t.state == tune::TrialState::kInfeasible) continue;  // replay: thousands of free lookups
+    TuningReportTrial rt;
+    rt.number = t.number;
+    rt.state = std::string(tune::TrialStateName(t.state));
+    if (t.state == tune::TrialState::kComplete)
+      if (auto it = t.metrics.find(objective); it != t.metrics.end()) rt.value = it->second;
+    rt.params = t.params;
+    rt.sampler = t.sampler;
+    rt.reason = t.reason;
+    if (r.best && *r.best == i) d.best = d.trials.size();
+    if (r.default_trial && *r.default_trial == i) d.default_trial = d.trials.size();
+    d.trials.push_back(std::move(rt));
+  }
+  for (const tune::Remeasured& m : r.remeasured)
+    d.remeasured.push_back({m.number, m.params, m.n, m.mean, m.ci_low, m.ci_high});
+  for (const tune::ParameterImportance& p : tune::ParameterImportances(r.trials, objective))
+    d.importances.push_back({p.name, p.share, p.eta_squared, p.levels});
+  return d;
+}
+
+}  // namespace cprof::cli

@@ -1,0 +1,169 @@
+// HTML of a tuning study: see tuning_report.h.
+#include "report/tune/tuning_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/core.h>
+
+#include "report/compare/report_text.h"
+
+namespace cprof {
+namespace {
+
+std::string ParamsText(const std::map<std::string, std::string>& params) {
+  std::string s;
+  for (const auto& [k, v] : params) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
+  return s;
+}
+
+std::string Num(double v) { return fmt::format("{:.4g}", v); }
+
+bool Better(double a, double b, bool maximize) { return maximize ? a > b : a < b; }
+
+}  // namespace
+
+std::string ConvergenceSvg(const TuningReportData& d) {
+  constexpr double kW = 760, kH = 300, kL = 70, kR = 20, kT = 20, kB = 40;
+  std::vector<double> values;
+  for (const TuningReportTrial& t : d.trials)
+    if (t.value && std::isfinite(*t.value)) values.push_back(*t.value);
+  std::string svg = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+                                "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"convergence\">",
+                                kW, kH, kW, kH);
+  if (values.empty() || d.trials.empty()) {
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">no complete trial</text></svg>", kW / 2, kH / 2);
+    return svg;
+  }
+  double lo = *std::min_element(values.begin(), values.end());
+  double hi = *std::max_element(values.begin(), values.end());
+  if (hi <= lo) hi = lo + (lo == 0 ? 1 : std::fabs(lo) * 0.1);
+  const double pad = (hi - lo) * 0.05;
+  lo -= pad;
+  hi += pad;
+  const size_t n = d.trials.size();
+  auto x = [&](size_t i) { return kL + (n == 1 ? 0.5 : static_cast<double>(i) / (n - 1)) * (kW - kL - kR); };
+  auto y = [&](double v) { return kT + (hi - v) / (hi - lo) * (kH - kT - kB); };
+  // Axes and ticks.
+  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>", kL, kT, kH - kB);
+  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#888\"/>", kL, kH - kB, kW - kR);
+  for (int k = 0; k <= 4; ++k) {
+    const double v = lo + (hi - lo) * k / 4;
+    svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>", kL - 6, y(v) + 4,
+                       Html(Num(v)));
+  }
+  for (size_t i = 0; i < n; i += std::max<size_t>(1, n / 10))
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>", x(i),
+                       kH - kB + 16, d.trials[i].number);
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">trials in evaluation order (labels: trial number)</text>",
+                     (kL + kW - kR) / 2, kH - 6);
+  svg += fmt::format("<text x=\"14\" y=\"{}\" font-size=\"12\" transform=\"rotate(-90 14 {})\" "
+                     "text-anchor=\"middle\">{}</text>",
+                     kH / 2, kH / 2, Html(d.objective));
+  if (d.default_trial && d.trials[*d.default_trial].value) {
+    const double yd = y(*d.trials[*d.default_trial].value);
+    svg += fmt::format("<line class=\"default\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#c0392b\" "
+                       "stroke-dasharray=\"6 4\"/><text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#c0392b\" "
+                       "text-anchor=\"end\">default</text>",
+                       kL, yd, kW - kR, yd, kW - kR, yd - 4);
+  }
+  // Best so far: a step line through the trials in order.
+  std::string path;
+  std::optional<double> best;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& v = d.trials[i].value;
+    if (v && std::isfinite(*v) && (!best || Better(*v, *best, d.maximize))) {
+      path += path.empty() ? fmt::format("M{:.1f},{:.1f}", x(i), y(*v))
+                           : fmt::format(" H{:.1f} V{:.1f}", x(i), y(*v));
+      best = *v;
+    }
+  }
+  if (!path.empty()) {
+    path += fmt::format(" H{:.1f}", x(n - 1));
+    svg += "<path class=\"best\" d=\"" + path + "\" fill=\"none\" stroke=\"#1f6fd1\" stroke-width=\"2\"/>";
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const TuningReportTrial& t = d.trials[i];
+    if (t.value && std::isfinite(*t.value)) {
+      svg += fmt::format("<circle class=\"trial\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>trial {}: {} "
+                         "{}</title></circle>",
+                         x(i), y(*t.value), d.best && *d.best == i ? 6 : 4, d.best && *d.best == i ? "#12a150" : "#4a5568",
+                         t.number, Html(Num(*t.value)), Html(ParamsText(t.params)));
+    } else {
+      svg += fmt::format("<text class=\"failed\" x=\"{:.1f}\" y=\"{}\" font-size=\"13\" fill=\"#c0392b\" "
+                         "text-anchor=\"middle\">×<title>trial {} {}: {}</title></text>",
+                         x(i), kT + 4, t.number, Html(t.state), Html(t.reason));
+    }
+  }
+  svg += "</svg>";
+  return svg;
+}
+
+std::string TuningReportHtml(const TuningReportData& d) {
+  std::string b = "<h1>Tuning report</h1>\n";
+  b += fmt::format("<p class=\"small\">study {} · objective {} ({}) · {} trials", Html(d.study), Html(d.objective),
+                   d.maximize ? "higher is better" : "lower is better", d.trials.size());
+  if (!d.command.empty()) b += "<br>command: <code>" + Html(d.command) + "</code>";
+  b += "</p>\n";
+  if (!d.guided_start.empty())
+    b += "<div class=\"note\">guided start from the diagnosis: " + Html(d.guided_start) + "</div>\n";
+
+  b += "<h2>Result</h2>\n";
+  if (!d.best) {
+    b += "<p>No trial completed: no configuration to recommend.</p>\n";
+  } else {
+    const TuningReportTrial& best = d.trials[*d.best];
+    b += fmt::format("<p>Best: trial {} — <code>{}</code> — {} = <b>{}</b>", best.number, Html(ParamsText(best.params)),
+                     Html(d.objective), best.value ? Html(Num(*best.value)) : "?");
+    if (d.default_trial && d.trials[*d.default_trial].value && best.value && *d.trials[*d.default_trial].value != 0) {
+      const double def = *d.trials[*d.default_trial].value;
+      const double change = (*best.value - def) / std::fabs(def) * 100;
+      b += fmt::format("; the default gave {} ({} with the best)", Html(Num(def)), Html(FormatPct(change)));
+    }
+    b += "</p>\n";
+  }
+  if (!d.remeasured.empty()) {
+    b += "<p>Re-measured at the end (95% Student-t interval of the mean):</p>\n<table><tr><th>trial</th><th "
+         "class=\"l\">configuration</th><th>mean</th><th>95% CI</th><th>n</th></tr>\n";
+    for (const TuningReportRemeasured& r : d.remeasured)
+      b += fmt::format("<tr><td>{}</td><td class=\"l\"><code>{}</code></td><td>{}</td><td>[{}, {}]</td><td>{}</td></tr>\n",
+                       r.number, Html(ParamsText(r.params)), Html(Num(r.mean)), Html(Num(r.ci_low)),
+                       Html(Num(r.ci_high)), r.n);
+    b += "</table>\n";
+  }
+
+  b += "<h2>Convergence</h2>\n";
+  b += "<p class=\"small\">Dots: each trial's " + Html(d.objective) +
+       " (the best in green); line: the best so far; dashed: the default configuration; ×: a failed trial.</p>\n";
+  b += ConvergenceSvg(d) + "\n";
+
+  b += "<h2>Parameter importance</h2>\n";
+  if (d.importances.empty()) {
+    b += "<p>Too few complete trials (fewer than 3) to tell.</p>\n";
+  } else {
+    b += "<p class=\"small\">Share of the objective's variance across the complete trials that each parameter's values "
+         "explain on their own (one-way ANOVA on the log of the objective, normalised to sum to 1; main effects only, "
+         "interactions are not attributed). With few trials, read it as a hint.</p>\n<table><tr><th "
+         "class=\"l\">parameter</th><th class=\"l\">share</th><th>η²</th><th>levels</th></tr>\n";
+    for (const TuningReportImportance& p : d.importances)
+      b += fmt::format("<tr><td class=\"l\">{}</td><td class=\"l\"><div class=\"bar\" style=\"width:{:.0f}px;"
+                       "background:#1f6fd1;height:.8em;display:inline-block\"></div> {:.2f}</td><td>{:.3f}</td><td>{}</td></tr>\n",
+                       Html(p.name), 300 * p.share, p.share, p.eta_squared, p.levels);
+    b += "</table>\n";
+  }
+
+  b += "<h2>Trials</h2>\n<table><tr><th>trial</th><th class=\"l\">state</th><th>" + Html(d.objective) +
+       "</th><th class=\"l\">configuration</th><th class=\"l\">sampler</th></tr>\n";
+  for (size_t i = 0; i < d.trials.size(); ++i) {
+    const TuningReportTrial& t = d.trials[i];
+    std::string mark = d.best && *d.best == i ? " (best)" : d.default_trial && *d.default_trial == i ? " (default)" : "";
+    b += fmt::format("<tr><td>{}{}</td><td class=\"l\">{}</td><td>{}</td><td class=\"l\"><code>{}</code></td><td "
+                     "class=\"l\">{}</td></tr>\n",
+                     t.number, mark, Html(t.state + (t.reason.empty() ? "" : ": " + t.reason)),
+                     t.value ? Html(Num(*t.value)) : "", Html(ParamsText(t.params)), Html(t.sampler));
+  }
+  b += "</table>\n";
+  return StaticHtmlPage("tuning report", b);
+}
+
+}  // namespace cprof

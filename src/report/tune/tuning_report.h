@@ -1,0 +1,60 @@
+// The HTML report of a tuning study: the result (best configuration, its re-measured interval,
+// the change against the default), the convergence curve (every trial's objective and the best
+// so far, as inline SVG), parameter importance, and the trials. A static page with no script.
+//
+//   TuningReportData d;   // filled by `tune` from its TuneResult (cli/tune_command.cc)
+//   std::string html = TuningReportHtml(d);
+//
+// The data is plain (no dependency on the tune module): the caller converts.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cprof {
+
+struct TuningReportTrial {
+  int64_t number = 0;
+  std::string state;             // "complete", "failed", ...
+  std::optional<double> value;   // the first objective, complete trials only
+  std::map<std::string, std::string> params;
+  std::string sampler;
+  std::string reason;            // why it failed
+};
+
+struct TuningReportRemeasured {
+  int64_t number = 0;
+  std::map<std::string, std::string> params;
+  size_t n = 0;
+  double mean = 0, ci_low = 0, ci_high = 0;
+};
+
+struct TuningReportImportance {
+  std::string name;
+  double share = 0, eta_squared = 0;
+  int levels = 0;
+};
+
+struct TuningReportData {
+  std::string study;
+  std::string objective;         // e.g. "latency_ms"
+  bool maximize = false;
+  std::string command;           // the tuned command line, for the reader
+  std::vector<TuningReportTrial> trials;   // in evaluation order
+  std::optional<size_t> best;              // index into trials
+  std::optional<size_t> default_trial;     // index into trials
+  std::vector<TuningReportRemeasured> remeasured;
+  std::vector<TuningReportImportance> importances;
+  std::string guided_start;      // "threads=2 (thread_oversubscription)" when --from_diagnosis
+};
+
+std::string TuningReportHtml(const TuningReportData& d);
+
+// The convergence curve alone (an <svg> element): one dot per complete trial, failed trials as
+// crosses on the top edge, the best-so-far as a step line, the default as a dashed line.
+std::string ConvergenceSvg(const TuningReportData& d);
+
+}  // namespace cprof

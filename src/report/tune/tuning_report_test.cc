@@ -1,0 +1,76 @@
+#include "report/tune/tuning_report.h"
+
+#include <gtest/gtest.h>
+
+namespace cprof {
+namespace {
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+TuningReportData Study() {
+  TuningReportData d;
+  d.study = "tune-abc";
+  d.objective = "latency_ms";
+  d.command = "build/examples/unet --threads {threads}";
+  const double values[] = {120, 80, 95, 60, 0, 70};
+  for (int i = 0; i < 6; ++i) {
+    TuningReportTrial t;
+    t.number = i;
+    t.params = {{"threads", std::to_string(i + 1)}, {"format", i % 2 ? "channels_last" : "<b>x</b>"}};
+    t.sampler = i == 0 ? "default" : "gp";
+    if (i == 4) {
+      t.state = "failed";
+      t.reason = "exit 1";
+    } else {
+      t.state = "complete";
+      t.value = values[i];
+    }
+    d.trials.push_back(t);
+  }
+  d.best = 3;
+  d.default_trial = 0;
+  d.importances = {{"threads", 0.8, 0.7, 5}, {"format", 0.2, 0.175, 2}};
+  d.remeasured = {{3, d.trials[3].params, 3, 61, 58, 64}};
+  return d;
+}
+
+TEST(TuningReport, ConvergenceShowsEveryTrialTheBestSoFarAndTheDefault) {
+  TuningReportData d = Study();
+  std::string svg = ConvergenceSvg(d);
+  EXPECT_EQ(Count(svg, "<circle class=\"trial\""), 5u);
+  EXPECT_EQ(Count(svg, "class=\"failed\""), 1u);
+  EXPECT_EQ(Count(svg, "class=\"default\""), 1u);
+  // The best-so-far line improves three times: 120 -> 80 -> 60 (95 and 70 are not improvements).
+  size_t path = svg.find("class=\"best\" d=\"");
+  ASSERT_NE(path, std::string::npos);
+  std::string d_attr = svg.substr(path, svg.find("\"", path + 16) - path);
+  EXPECT_EQ(Count(d_attr, " V"), 2u) << d_attr;
+  EXPECT_EQ(Count(svg, "fill=\"#12a150\""), 1u) << "one best dot";
+}
+
+TEST(TuningReport, PageHasResultImportanceAndEscapesNames) {
+  std::string html = TuningReportHtml(Study());
+  EXPECT_NE(html.find("Best: trial 3"), std::string::npos);
+  EXPECT_NE(html.find("-50.00%"), std::string::npos) << "60 vs the default 120";
+  EXPECT_NE(html.find("[58, 64]"), std::string::npos);
+  EXPECT_LT(html.find(">threads<"), html.find(">format<"));
+  EXPECT_EQ(html.find("<b>x</b>"), std::string::npos) << "parameter values are escaped";
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
+TEST(TuningReport, NoCompleteTrialSaysSo) {
+  TuningReportData d;
+  d.objective = "t";
+  TuningReportTrial t;
+  t.state = "failed";
+  d.trials.push_back(t);
+  EXPECT_NE(ConvergenceSvg(d).find("no complete trial"), std::string::npos);
+  EXPECT_NE(TuningReportHtml(d).find("No trial completed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cprof
