@@ -20,6 +20,12 @@ int64_t StepNumber(std::string_view name) {
   return ParseCsvInt(name.substr(13)).value_or(-1);
 }
 
+// A text cell, or "" when it is missing or not a string (an N/A cell is null; value() would throw).
+std::string JsonString(const nlohmann::json& row, const char* key) {
+  auto it = row.find(key);
+  return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 double JsonNumber(const nlohmann::json& row, const char* key) {
   auto it = row.find(key);
   return it != row.end() && it->is_number() ? it->get<double>() : 0.0;
@@ -122,8 +128,8 @@ void CheckOpStatistic(AscendImportContext* ctx, std::vector<std::string>* lines)
   int checked = 0;
   std::string diffs;
   for (const auto& row : rows) {
-    std::string type = row.value("op_type", std::string());
-    std::string core = row.value("core_type", std::string());
+    std::string type = JsonString(row, "op_type");
+    std::string core = JsonString(row, "core_type");
     int64_t count = row.contains("count") && row["count"].is_number() ? row["count"].get<int64_t>() : -1;
     double total_us = JsonNumber(row, "total_time_us");
     auto it = got.find({type, core});

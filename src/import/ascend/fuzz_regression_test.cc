@@ -69,5 +69,21 @@ TEST_F(FolderFuzzRegressionTest, NonUtf8CellInMsprofStatisticIsReplacedNotFatal)
   EXPECT_EQ(t->slices.size(), 1u);
 }
 
+// fuzz_msprof crash-03030d85 (and two more like it): an op_statistic row whose OP Type or Core
+// Type is N/A (null in the table's JSON) made the op_statistic cross-check's json::value() throw
+// type_error 302 and abort the import.
+TEST_F(FolderFuzzRegressionTest, NullOpTypeInOpStatisticCrossCheckIsSkippedNotFatal) {
+  Write("rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+        "Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+        "Conv2D_1,Conv2D,AI_CORE,1736408883704643.212\t,10.5\n");
+  Write("rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/op_statistic.csv",
+        "OP Type,Core Type,Count,Total Time(us)\nN/A,N/A,3,19.5\nConv2D,AI_CORE,1,10.5\n");
+  auto t = ImportTrace((dir_ / "rank0_ascend_pt").string());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  std::string checks = t->MetadataText("import_cross_checks");
+  EXPECT_NE(checks.find("op_statistic"), std::string::npos) << checks;  // the check ran
+  EXPECT_EQ(t->slices.size(), 1u);
+}
+
 }  // namespace
 }  // namespace cprof
