@@ -61,7 +61,7 @@ SANITIZE_DIR ?= build-sanitize
 SANITIZE_TARGETS ?= all
 SANITIZE_CI_TARGETS := cprof_base_tests_unit cprof_model_tests_unit cprof_stats_tests_unit \
   cprof_import_tests_unit cprof_import_tests_golden cprof_analysis_tests_unit cprof_analysis_tests_golden \
-  cprof_export_tests_unit cprof_export_tests_golden
+  cprof_export_tests_unit cprof_export_tests_golden cprof_report_tests_unit
 SANITIZE_ENV := ASAN_OPTIONS=detect_leaks=1:check_initialization_order=1:strict_init_order=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 test-sanitize:
