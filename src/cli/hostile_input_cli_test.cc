@@ -13,6 +13,7 @@
 #include <fstream>
 #include <string>
 
+#include "import/gzip_test_util.h"
 #include "cli/cli_test_util.h"
 #include "cli/commands.h"
 
@@ -65,20 +66,6 @@ TEST(HostileInputCliTest, MaxMemoryFailsCleanlyNamingFileAndLimit) {
   EXPECT_NE(bad.err.find("--max_memory: '4X' is not a size"), std::string::npos) << bad.err;
 }
 
-// One gzip member holding `data`, compressed as hard as zlib can.
-std::string GzipMember(std::string_view data) {
-  std::string out(compressBound(static_cast<uLong>(data.size())) + 64, '\0');
-  z_stream zs{};
-  deflateInit2(&zs, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
 
 TEST(HostileInputCliTest, DecompressionBombIsAOneLineError) {
   const fs::path dir = cli_test::TempDir("cprof_hostile_cli_");

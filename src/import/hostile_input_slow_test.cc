@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "import/gzip_test_util.h"
 #include "import/import_trace.h"
 #include "import/json/json_test_util.h"
 
@@ -26,20 +27,6 @@ namespace {
 
 using json::testing::TempFile;
 
-// One gzip member holding `data`.
-std::string GzipMember(std::string_view data, int level = Z_BEST_COMPRESSION) {
-  std::string out(compressBound(static_cast<uLong>(data.size())) + 64, '\0');
-  z_stream zs{};
-  deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
 
 // A .gz file: `head`, then `body` repeated `repeats` times, then `tail`, as concatenated gzip
 // members (which gzip readers must accept); the body is compressed once, so a file that expands

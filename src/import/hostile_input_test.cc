@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "import/gzip_test_util.h"
 #include "base/byte_source.h"
 #include "export/export_trace.h"
 #include "import/import_memory.h"
@@ -55,19 +56,6 @@ void WriteFile(const fs::path& p, std::string_view content) {
   std::ofstream(p, std::ios::binary | std::ios::trunc).write(content.data(), static_cast<std::streamsize>(content.size()));
 }
 
-std::string Gzip(std::string_view data) {
-  std::string out(compressBound(static_cast<uLong>(data.size())) + 64, '\0');
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
 
 // An error is "clear" when it names the file and says where: a byte, a line, an event, or that
 // the file is empty.
@@ -116,7 +104,7 @@ TEST(HostileInputTest, KinetoJsonTruncatedAtEveryByteIsAClearError) {
 }
 
 TEST(HostileInputTest, GzipTruncatedAtEveryByteIsAClearError) {
-  const std::string gz = Gzip(SmallKineto());
+  const std::string gz = GzipMember(SmallKineto());
   for (size_t len = 2; len < gz.size(); ++len) {  // from 2: the magic makes it a gzip file
     TempFile f(std::string_view(gz).substr(0, len), ".json.gz");
     auto t = ImportTrace(f.path());
