@@ -68,12 +68,6 @@ StatusOr<std::pair<std::string, std::string>> SplitAssignment(const std::string&
 
 std::string FormatValueText(double v) { return fmt::format("{:.6g}", v); }
 
-std::string ParamsText(const std::map<std::string, std::string>& params) {
-  std::string s;
-  for (const auto& [k, v] : params) s += (s.empty() ? "" : " ") + k + "=" + v;
-  return s;
-}
-
 nlohmann::ordered_json ParamsJson(const std::map<std::string, std::string>& params) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& [k, v] : params) {

@@ -11,17 +11,17 @@
 namespace cprof {
 namespace {
 
-std::string ParamsText(const std::map<std::string, std::string>& params) {
-  std::string s;
-  for (const auto& [k, v] : params) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
-  return s;
-}
-
 std::string Num(double v) { return fmt::format("{:.4g}", v); }
 
 bool Better(double a, double b, bool maximize) { return maximize ? a > b : a < b; }
 
 }  // namespace
+
+std::string ParamsText(const std::map<std::string, std::string>& params) {
+  std::string s;
+  for (const auto& [k, v] : params) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
+  return s;
+}
 
 std::string ConvergenceSvg(const TuningReportData& d) {
   constexpr double kW = 760, kH = 300, kL = 70, kR = 20, kT = 20, kB = 40;

@@ -53,6 +53,9 @@ struct TuningReportData {
 
 std::string TuningReportHtml(const TuningReportData& d);
 
+// A configuration as "name=value name=value" (by name), as the report and tune's terminal show it.
+std::string ParamsText(const std::map<std::string, std::string>& params);
+
 // The convergence curve alone (an <svg> element): one dot per complete trial, failed trials as
 // crosses on the top edge, the best-so-far as a step line, the default as a dashed line.
 std::string ConvergenceSvg(const TuningReportData& d);
