@@ -9,7 +9,7 @@ category, the study evaluated that guided start right after the default and it b
 the step time improved (significant) and nothing regressed; runtime_adjustment.yaml was written.
 With --top_fix, also: the validated configuration applies the top finding's fix (its category's
 value in the space's fixes:). Without it that is only reported: several knobs can fix one cause
-(unet's 1x1 convolutions leave the reference BLAS with channels_last or with a second thread).
+(tune may reach the same speed-up by another route).
 Exit 1 with the reason otherwise.
 """
 import json

@@ -69,6 +69,38 @@ int64_t StepAt(const std::vector<Step>& steps, int64_t ts) {
   return ts < it->end_ns() ? static_cast<int64_t>(it - steps.begin()) : -1;
 }
 
+std::vector<std::vector<int64_t>> InputDims(const Trace& trace, uint32_t row) {
+  const ArgSetId args = trace.slices.arg_set_id[row];
+  const std::optional<StringId> key = trace.strings.Find("Input Dims");
+  if (args == kNoArgs || !key) return {};
+  const std::optional<Value> v = trace.args.Find(args, *key);
+  if (!v || v->type != Value::Type::kString) return {};
+  const std::string_view text = trace.Str(v->s);
+  std::vector<std::vector<int64_t>> out;
+  int depth = 0;
+  for (size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '[') {
+      if (++depth == 2) out.emplace_back();
+      ++i;
+    } else if (c == ']') {
+      if (--depth < 0) return {};
+      ++i;
+    } else if (c == '-' || std::isdigit(static_cast<unsigned char>(c))) {
+      int64_t n = 0;
+      auto [end, ec] = std::from_chars(text.data() + i, text.data() + text.size(), n);
+      if (ec != std::errc() || depth != 2) return {};
+      out.back().push_back(n);
+      i = static_cast<size_t>(end - text.data());
+    } else if (c == ',' || c == ' ') {
+      ++i;
+    } else {
+      return {};
+    }
+  }
+  return depth == 0 ? out : std::vector<std::vector<int64_t>>{};
+}
+
 std::optional<int64_t> MetadataInt(const Trace& trace, std::string_view key) {
   std::optional<Value> v = trace.Metadata(key);
   if (!v) return std::nullopt;

@@ -33,6 +33,11 @@ bool IsOperator(const Trace& trace, uint32_t row);
 // Whether slice `row` is called by another operator (its parent is an operator).
 bool IsNestedOperator(const Trace& trace, uint32_t row);
 
+// The shapes in slice `row`'s "Input Dims" argument ("[[2, 64, 16, 16], [128, 64, 1, 1], []]"),
+// one entry per input (empty for a non-tensor input); empty when the slice has none or the text is
+// not a list of integer lists.
+std::vector<std::vector<int64_t>> InputDims(const Trace& trace, uint32_t row);
+
 // Sum of step durations.
 int64_t TotalStepNs(const std::vector<Step>& steps);
 // The index of the step containing `ts`, or -1 (steps sorted by start).

@@ -31,6 +31,12 @@ class HostTraceBuilder {
 
   void Step(int64_t id, int64_t ts, int64_t dur) { Slice(thread_, "ProfilerStep#" + std::to_string(id), "user_annotation", ts, dur); }
   void Op(const std::string& name, int64_t ts, int64_t dur) { Slice(thread_, name, "cpu_op", ts, dur); }
+  // An operator with Kineto's "Input Dims" argument ("[[2, 64, 16, 16], [128, 64, 1, 1]]").
+  void Op(const std::string& name, int64_t ts, int64_t dur, const std::string& input_dims) {
+    b_.args().Add(b_.Intern("Input Dims"), Value::String(b_.Intern(input_dims)));
+    b_.AddSlice({.ts_ns = ts, .dur_ns = dur, .track_id = thread_, .name_id = b_.Intern(name),
+                 .category_id = b_.Intern("cpu_op"), .arg_set_id = b_.args().Finish()});
+  }
   void Span(const std::string& name, const std::string& category, int64_t ts, int64_t dur) {
     Slice(thread_, name, category, ts, dur);
   }

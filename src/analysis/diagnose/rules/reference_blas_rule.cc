@@ -27,9 +27,10 @@
 // Cost: the thread's share of CPU samples in the reference BLAS times its step (or span) wall time,
 // per thread that ran it — the reference BLAS runs on the calling thread, so its share of the
 // thread's CPU time is its share of the thread's wall time, the waits for a core included.
-// Suggestions: for PyTorch, oneDNN's inner product (linear layers) or channels_last (when a
-// convolution's im2col fallback is the caller); for any program, an optimized BLAS behind the
-// same soname.
+// Suggestions: for PyTorch, oneDNN's inner product (linear layers); when a convolution's im2col
+// fallback is the caller, a second intra-op thread if most of its samples are in 1x1 convolutions
+// at batch < 16 (read off "Input Dims"), else oneDNN enabled and float32; for any program, an
+// optimized BLAS behind the same soname.
 // Saving: cost x (1 - kOptimizedShare): an optimized GEMM (blocked, vectorized) runs the same
 // fp32 products in about a third of the reference loops' time at the small batch sizes of
 // inference — measured on examples/aigc/gpt (2-core AMD EPYC: --linear onednn cut the projections'
@@ -134,6 +135,14 @@ class OperatorAt {
   std::unordered_map<uint32_t, std::vector<uint32_t>> by_track_;
 };
 
+// Input dims [[N, C, H, W], [K, C, 1, 1], ...] with N < 16: a 1x1 convolution that PyTorch 1.x
+// (and 2.x) sends to oneDNN only with more than one intra-op thread, a batch of 16 or more, or a
+// stride or dilation (ConvParams::use_mkldnn), in either memory format.
+bool IsSmallBatchPointwiseConv(const std::vector<std::vector<int64_t>>& dims) {
+  if (dims.size() < 2 || dims[0].size() != 4 || dims[1].size() != 4) return false;
+  return dims[0][0] < 16 && dims[1][2] == 1 && dims[1][3] == 1;
+}
+
 struct OpBlasTime {
   std::string name;
   int64_t samples = 0;
@@ -191,13 +200,21 @@ void ReferenceBlasRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& o
   // Which operators called it.
   const OperatorAt op_at(ctx);
   std::map<std::string, OpBlasTime> by_op;
-  int64_t attributed = 0;
+  int64_t attributed = 0, conv_samples = 0, pointwise_conv_samples = 0;
+  std::unordered_map<uint32_t, bool> pointwise_row;  // slice row -> a 1x1 convolution at batch < 16
   for (uint32_t i : ref_samples) {
     std::optional<uint32_t> row = op_at.Find(smp.track_id[i], smp.ts_ns[i]);
     if (!row) continue;
     ++attributed;
-    OpBlasTime& o = by_op[std::string(trace.Str(trace.slices.name_id[*row]))];
+    const std::string_view op_name = trace.Str(trace.slices.name_id[*row]);
+    OpBlasTime& o = by_op[std::string(op_name)];
     ++o.samples;
+    if (rules::ContainsNoCase(op_name, "conv")) {
+      ++conv_samples;
+      auto [it, inserted] = pointwise_row.try_emplace(*row, false);
+      if (inserted) it->second = IsSmallBatchPointwiseConv(host_rules::InputDims(trace, *row));
+      if (it->second) ++pointwise_conv_samples;
+    }
     if (trace.slices.dur_ns[*row] > o.longest_ns) o.longest_ns = trace.slices.dur_ns[*row], o.longest_row = *row;
   }
   std::vector<OpBlasTime> ops;
@@ -269,14 +286,24 @@ void ReferenceBlasRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& o
     f.events.push_back(ctx.EventRef(steps[worst].slice_row, "the step with the most reference-BLAS samples"));
   }
   const bool conv = !ops.empty() && rules::ContainsNoCase(ops[0].name, "conv");
-  if (pytorch && conv) {
-    // aten::_slow_conv2d_forward: im2col + the BLAS, where oneDNN's convolution was not chosen.
+  const double pointwise_share =
+      conv_samples > 0 ? static_cast<double>(pointwise_conv_samples) / static_cast<double>(conv_samples) : 0.0;
+  if (conv) f.metrics.push_back({"pointwise_small_batch_conv_share", pointwise_share, "ratio"});
+  if (pytorch && conv && pointwise_share >= 0.5) {
+    // aten::_slow_conv2d_forward on [N<16, C, H, W] x [K, C, 1, 1]: ConvParams::use_mkldnn refuses
+    // unstrided 1x1 convolutions at batch < 16 on one intra-op thread, whatever the memory format.
     f.suggestions.push_back(
-        {"The convolutions reach the BLAS through the im2col fallback: run them in channels_last, which "
-         "oneDNN's convolution takes (PyTorch 1.x also sends 1x1 NCHW convolutions at batch < 16 to oneDNN only "
-         "with more than one intra-op thread).",
-         "code",
-         "model = model.to(memory_format=torch.channels_last)\nx = x.to(memory_format=torch.channels_last)"});
+        {fmt::format("{} of the convolutions' reference-BLAS samples are in 1x1 convolutions at batch < 16, which PyTorch sends to the im2col "
+                     "fallback (aten::_slow_conv2d_forward + the BLAS) on one intra-op thread in either memory format; "
+                     "with two or more intra-op threads (or a batch of 16 or more) they run as oneDNN convolutions.",
+                     Pct(pointwise_share)),
+         "code", "torch.set_num_threads(2)  # C++: at::set_num_threads(2); or OMP_NUM_THREADS=2"});
+  } else if (pytorch && conv) {
+    // The im2col fallback for other kernels: oneDNN's convolution is off or refuses the dtype.
+    f.suggestions.push_back(
+        {"The convolutions reach the BLAS through the im2col fallback (aten::_slow_conv2d_forward), which PyTorch "
+         "takes when oneDNN's convolution is disabled or the dtype is not float32 / bfloat16.",
+         "code", "torch.backends.mkldnn.enabled = True\nmodel = model.float()"});
   }
   if (pytorch && !conv) {
     f.suggestions.push_back(

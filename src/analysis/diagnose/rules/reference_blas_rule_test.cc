@@ -71,22 +71,50 @@ TEST(ReferenceBlasRuleTest, FiresOnReferenceGemmUnderAddmm) {
   EXPECT_TRUE(has_code);
 }
 
-TEST(ReferenceBlasRuleTest, ConvolutionFallbackSuggestsChannelsLast) {
+// 10 steps of 10 ms, each one aten::_slow_conv2d_forward with `input_dims`, every sample in sgemm_.
+Trace ConvFallback(const std::string& input_dims) {
   HostTraceBuilder h;
   for (int s = 0; s < 10; ++s) {
     const int64_t t0 = s * 10 * kMs;
     h.Step(s, t0, 10 * kMs);
-    h.Op("aten::_slow_conv2d_forward", t0, 10 * kMs);  // starts with its step: the step is its parent
+    h.Op("aten::_slow_conv2d_forward", t0, 10 * kMs, input_dims);  // starts with its step: the step is its parent
     for (int k = 0; k < 10; ++k) Sample(h, t0 + k * kMs + 500'000, "libblas.so.3", "sgemm_", "at::native::slow_conv2d");
   }
-  std::vector<Finding> f = RunRule(*MakeReferenceBlasRule(), h.Finish());
+  return h.Finish();
+}
+
+double Metric(const Finding& f, const std::string& name) {
+  for (const auto& m : f.metrics)
+    if (m.name == name) return m.value;
+  ADD_FAILURE() << "no metric " << name;
+  return -1;
+}
+
+TEST(ReferenceBlasRuleTest, PointwiseConvolutionFallbackSuggestsASecondThread) {
+  // A 1x1 convolution at batch 2: PyTorch's im2col path on one thread in NCHW and NHWC alike.
+  std::vector<Finding> f = RunRule(*MakeReferenceBlasRule(), ConvFallback("[[2, 64, 16, 16], [128, 64, 1, 1], [], [], [], []]"));
   ASSERT_EQ(f.size(), 1u);
   ExpectWellFormed(f[0]);
   EXPECT_NE(f[0].title.find("aten::_slow_conv2d_forward (100%)"), std::string::npos) << f[0].title;
+  EXPECT_NEAR(Metric(f[0], "pointwise_small_batch_conv_share"), 1.0, 1e-9);
   ASSERT_FALSE(f[0].suggestions.empty());
-  EXPECT_NE(f[0].suggestions[0].snippet.find("channels_last"), std::string::npos);
+  EXPECT_NE(f[0].suggestions[0].snippet.find("set_num_threads(2)"), std::string::npos) << f[0].suggestions[0].snippet;
+  EXPECT_EQ(f[0].suggestions[0].snippet.find("channels_last"), std::string::npos);  // would not change the path
   // Every sample is in the reference BLAS: the cost is all of the steps' time.
   EXPECT_NEAR(static_cast<double>(f[0].cost_total_ns), 100.0 * kMs, 1.0 * kMs);
+}
+
+TEST(ReferenceBlasRuleTest, OtherConvolutionFallbackSuggestsOneDnnAndFloat32) {
+  // 3x3 kernels reach the im2col path only with oneDNN off or another dtype; a batch of 32 1x1
+  // convolutions goes to oneDNN on one thread, so neither is the thread case.
+  for (const char* dims : {"[[2, 64, 16, 16], [64, 64, 3, 3], [], [], [], []]",
+                           "[[32, 64, 16, 16], [128, 64, 1, 1], [], [], [], []]", "not dims"}) {
+    std::vector<Finding> f = RunRule(*MakeReferenceBlasRule(), ConvFallback(dims));
+    ASSERT_EQ(f.size(), 1u) << dims;
+    EXPECT_NEAR(Metric(f[0], "pointwise_small_batch_conv_share"), 0.0, 1e-9) << dims;
+    ASSERT_FALSE(f[0].suggestions.empty());
+    EXPECT_NE(f[0].suggestions[0].snippet.find("mkldnn.enabled"), std::string::npos) << dims;
+  }
 }
 
 TEST(ReferenceBlasRuleTest, OptimizedBlasDoesNotFire) {
