@@ -18,6 +18,8 @@
 
 #include <fmt/format.h>
 
+#include "collect/module_symbol_table.h"
+
 namespace cprof {
 namespace {
 
@@ -158,6 +160,7 @@ void ProcessSymbols::Reset() {
   mappings_.clear();
   unreported_.clear();
   cache_.clear();
+  tables_.clear();  // they point into the Dwfl's modules
   if (dwfl_) dwfl_end(dwfl_);
   dwfl_ = nullptr;
   attached_ = false;
@@ -225,9 +228,9 @@ const SymbolizedFrame& ProcessSymbols::Symbolize(uint64_t ip, bool caller) {
   f.rel_address = addr - m->start + m->pgoff;
   if (Sync()) {
     if (Dwfl_Module* mod = dwfl_addrmodule(dwfl_, addr)) {
-      GElf_Off off = 0;
-      GElf_Sym sym;
-      const char* name = dwfl_module_addrinfo(mod, addr, &off, &sym, nullptr, nullptr, nullptr);
+      std::unique_ptr<ModuleSymbolTable>& table = tables_[mod];
+      if (!table) table = std::make_unique<ModuleSymbolTable>(mod);
+      const char* name = table->Find(addr);
       if (name != nullptr) {
         f.function = Demangle(name);
         f.symbolized = true;

@@ -16,8 +16,11 @@
 #include <vector>
 
 struct Dwfl;
+struct Dwfl_Module;
 
 namespace cprof {
+
+class ModuleSymbolTable;
 
 struct Mapping {
   uint64_t start = 0, end = 0, pgoff = 0;
@@ -39,7 +42,7 @@ inline constexpr int kUnwindRegisterCount = 17;
 class ProcessSymbols {
  public:
   explicit ProcessSymbols(pid_t pid);
-  ~ProcessSymbols();
+  ~ProcessSymbols();  // out of line: ModuleSymbolTable is incomplete here
   ProcessSymbols(const ProcessSymbols&) = delete;
   ProcessSymbols& operator=(const ProcessSymbols&) = delete;
 
@@ -70,6 +73,8 @@ class ProcessSymbols {
   std::vector<Mapping> mappings_;   // sorted by start
   std::vector<Mapping> unreported_;
   std::unordered_map<uint64_t, SymbolizedFrame> cache_;
+  // Per module, its function symbols sorted by address, read on the module's first lookup.
+  std::unordered_map<Dwfl_Module*, std::unique_ptr<ModuleSymbolTable>> tables_;
   std::unique_ptr<UnwindContext> ctx_;
 };
 
