@@ -16,7 +16,12 @@ bool IsSecretEnvName(std::string_view name);
 // The current environment as a JSON object, secrets replaced by "<redacted>".
 std::string RedactedEnvironmentJson();
 
-// cpu_model, cpu_cores, kernel, mem_total_bytes, hostname, environment.
+// What one first-touch page fault of anonymous memory costs on this machine, in ns: the least
+// per-page time of a few passes that map and touch 8 MiB (the kernel's fault path plus zeroing
+// the page; in a VM, the hypervisor's share too). -1 when mapping fails.
+double MeasurePageFaultNs();
+
+// cpu_model, cpu_cores, kernel, mem_total_bytes, hostname, environment, page_fault_ns.
 void AddHostMetadata(TraceBuilder& b);
 
 }  // namespace cprof

@@ -143,6 +143,20 @@ void ProcSampler::SampleProcess(pid_t pid, TimeNs now, bool refresh_names, doubl
   if (threads > 0) Add(pid, -1, "threads", "count", now, threads);
   *cpu_out = cpu_percent;
 
+  // Page faults of the whole process (the kernel sums its threads): minflt (10), majflt (12).
+  if (ReadProcStat(dir + "/stat", &st)) {
+    ProcessState& ps = processes_[pid];
+    const int64_t minor = st.Field(10), major = st.Field(12);
+    if (ps.minor_faults >= 0 && now > ps.fault_ts) {
+      const double dt = static_cast<double>(now - ps.fault_ts) / 1e9;
+      Add(pid, -1, "page_faults.minor.per_s", "1/s", now, static_cast<double>(minor - ps.minor_faults) / dt);
+      Add(pid, -1, "page_faults.major.per_s", "1/s", now, static_cast<double>(major - ps.major_faults) / dt);
+    }
+    ps.minor_faults = minor;
+    ps.major_faults = major;
+    ps.fault_ts = now;
+  }
+
   if (ReadProcFile(dir + "/statm", &text)) {
     // size resident shared ...: the second field, in pages.
     size_t sp = text.find(' ');

@@ -3,7 +3,7 @@
 // For the target and every descendant process (found by scanning /proc for parent links):
 // per-thread CPU use (% of one core, from /proc/<pid>/task/<tid>/schedstat, ns precision),
 // process CPU use (sum over threads), RSS, thread count, context switches per second, I/O read
-// and write bytes per second. For the machine: CPU use (% of all cores) and used/available
+// and write bytes per second, minor and major page faults per second. For the machine: CPU use (% of all cores) and used/available
 // memory. Thread and process names come from their `comm`.
 #pragma once
 
@@ -60,6 +60,8 @@ class ProcSampler : public Source {
     uint64_t read_bytes = 0, write_bytes = 0;
     TimeNs ts = 0;
     bool have_io = false;
+    int64_t minor_faults = -1, major_faults = -1;  // totals at fault_ts, from /proc/<pid>/stat
+    TimeNs fault_ts = 0;
   };
 
   void Add(pid_t pid, pid_t tid, const std::string& name, const char* unit, TimeNs ts, double v);

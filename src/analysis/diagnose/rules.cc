@@ -27,6 +27,7 @@ const std::vector<std::unique_ptr<Rule>>& AllRules() {
     v->push_back(MakeNpuEnvConfigRule());
     v->push_back(MakeNpuExposedCommunicationRule());
     v->push_back(MakeNpuLayoutConversionRule());
+    v->push_back(MakePageFaultChurnRule());
     v->push_back(MakeReferenceBlasRule());
     v->push_back(MakeSlowRankRule());
     v->push_back(MakeTailLatencyRule());

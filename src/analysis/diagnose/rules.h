@@ -34,6 +34,7 @@ std::unique_ptr<Rule> MakeNpuAffinityApiRule();         // rules/npu_affinity_ap
 std::unique_ptr<Rule> MakeNpuEnvConfigRule();           // rules/npu_env_config_rule.cc
 std::unique_ptr<Rule> MakeNpuExposedCommunicationRule(); // rules/npu_exposed_communication_rule.cc
 std::unique_ptr<Rule> MakeNpuLayoutConversionRule();    // rules/npu_layout_conversion_rule.cc
+std::unique_ptr<Rule> MakePageFaultChurnRule();         // rules/page_fault_churn_rule.cc
 std::unique_ptr<Rule> MakeReferenceBlasRule();          // rules/reference_blas_rule.cc
 std::unique_ptr<Rule> MakeSlowRankRule();               // rules/slow_rank_rule.cc
 std::unique_ptr<Rule> MakeTailLatencyRule();            // rules/tail_latency_rule.cc
