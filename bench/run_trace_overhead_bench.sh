@@ -10,7 +10,11 @@
 # medians of a few runs cannot resolve a 2% overhead; the per-round ratio cancels the drift.
 # Reported: the median ratio with a bootstrap 95% interval. Targets (issue 4): trace <=
 # torch.profiler on small and large; trace <= 5% on large.
-#   bench/run_trace_overhead_bench.sh [BUILD_DIR] [ROUNDS]
+# The UNet runs with glibc's mmap and trim thresholds raised, with and without trace: its default
+# heap returns memory to the OS every step, and whether it does depends on the heap's layout, which
+# anything loaded into the process shifts (on this VM by -33% to +25% of the step: page faults at
+# 12 us each, see `diagnose`'s page_fault_churn), so the default heap measures luck, not trace.
+#   bench/run_trace_overhead_bench.sh [BUILD_DIR] [ROUNDS]      WORKLOADS="unet1 unet2" for a subset
 set -euo pipefail
 build=${1:-build}
 rounds=${2:-15}
@@ -37,6 +41,7 @@ loop_s() {  # loop_s WORKLOAD CONFIG: prints the loop time in seconds
       $py -c 'import json, sys; print(json.loads(sys.argv[1])["loop_s"])' "$line" ;;
     unet1|unet2)
       local args=(--steps 20 --threads "${w#unet}")
+      export MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824
       case $c in
         none)  line=$("$unet" "${args[@]}" | tail -n 1) ;;
         trace) line=$("$cli" trace --output "$out/t.pb" -- "$unet" "${args[@]}" 2>>"$out/trace.err" | tail -n 1) ;;
@@ -45,8 +50,7 @@ loop_s() {  # loop_s WORKLOAD CONFIG: prints the loop time in seconds
   esac
 }
 
-workloads="small large"
-[ -x "$unet" ] && workloads+=" unet1 unet2"
+workloads=${WORKLOADS:-small large$([ -x "$unet" ] && echo " unet1 unet2")}
 for ((r = 0; r < rounds; r++)); do
   for w in $workloads; do
     configs="none torch trace"
