@@ -24,7 +24,12 @@
 //        x * sigmoid(x) (four operators and three extra activation-sized tensors per conv); 1: the
 //        bias inside the convolution and at::silu_ in place.
 //   --threads N  [1]  intra-op threads (at::set_num_threads).
+//   --heap os|keep  [os]  os: glibc's defaults, which hand freed activation memory back to the OS
+//        (munmap above the mmap threshold, heap trim) so the next step page-faults it back in;
+//        keep: the mmap threshold at its 32 MiB maximum and the trim threshold at 1 GiB, the same as
+//        MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824 in the environment.
 //   --batch B [2]  --image_size S [32] (latent side)  --steps N [20]  --channels C [64]  --seed S
+#include <malloc.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <torch/torch.h>
@@ -47,6 +52,7 @@ constexpr int kGroups = 8;
 
 struct Options {
   std::string memory_format = "mixed";
+  std::string heap = "os";
   int fused_conv = 0;
   int threads = 1;
   int batch = 2;
@@ -66,7 +72,7 @@ bool ParseFlags(int argc, char** argv, Options* o) {
       std::printf(
           "usage: unet [--memory_format contiguous|channels_last|mixed] [--fused_conv 0|1]\n"
           "            [--threads N] [--batch B] [--image_size S] [--steps N] [--channels C]\n"
-          "            [--seed S]\n");
+          "            [--seed S] [--heap os|keep]\n");
       std::exit(0);
     }
     if (a.rfind("--", 0) != 0) {
@@ -94,6 +100,8 @@ bool ParseFlags(int argc, char** argv, Options* o) {
     bool is_int = !v.empty() && *end == '\0';
     if (k == "memory_format") {
       o->memory_format = v == "contiguous_format" ? "contiguous" : v;  // torch's spelling too
+    } else if (k == "heap") {
+      o->heap = v;
     } else if (k == "fused_conv" && is_int) {
       o->fused_conv = static_cast<int>(n);
     } else if (k == "threads" && is_int) {
@@ -116,6 +124,10 @@ bool ParseFlags(int argc, char** argv, Options* o) {
   if (o->memory_format != "contiguous" && o->memory_format != "channels_last" &&
       o->memory_format != "mixed") {
     std::fprintf(stderr, "unet: --memory_format must be contiguous, channels_last or mixed\n");
+    return false;
+  }
+  if (o->heap != "os" && o->heap != "keep") {
+    std::fprintf(stderr, "unet: --heap must be os or keep\n");
     return false;
   }
   if (o->fused_conv != 0 && o->fused_conv != 1) {
@@ -351,6 +363,10 @@ double Percentile(std::vector<double> v, double p) {  // linear interpolation (n
 int main(int argc, char** argv) {
   Options o;
   if (!ParseFlags(argc, argv, &o)) return 2;
+  if (o.heap == "keep") {  // before the first tensor: what glibc does with MALLOC_*_ in the environment
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  }
   at::set_num_threads(o.threads);
   torch::manual_seed(o.seed);
   torch::NoGradGuard no_grad;

@@ -14,6 +14,7 @@ with torch.profiler.record_function("ProfilerStep#N").
 """
 import argparse
 import contextlib
+import ctypes
 import json
 import math
 import resource
@@ -213,12 +214,17 @@ def main():
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--channels", type=int, default=64)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--heap", choices=["os", "keep"], default="os")
     a = p.parse_args()
     if a.memory_format == "contiguous_format":  # torch's spelling
         a.memory_format = "contiguous"
     if a.channels % GROUPS or a.image_size % 4 or a.image_size < 8:
         p.error("--channels must be a multiple of %d, --image_size a multiple of 4 (>= 8)" % GROUPS)
 
+    if a.heap == "keep":  # as MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824 would
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 1 << 30)   # M_TRIM_THRESHOLD
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     torch.set_grad_enabled(False)
