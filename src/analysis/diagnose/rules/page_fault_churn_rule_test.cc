@@ -17,13 +17,18 @@ using testing_host::kMs;
 using testing_host::RunRule;
 
 // 10 steps of 100 ms from t = 1 s; a /proc pass every 100 ms from t = 0 reporting `rate` faults/s
-// (`rate_outside` before the first step), with the fault cost `fault_ns` (none when < 0).
-Trace Workload(double rate, int64_t fault_ns, double rate_outside = 0) {
+// (`rate_outside` before the first step), with the fault cost `fault_ns` (none when < 0) and a
+// resident set that grows by `rss_growth` bytes a second from 200 MB.
+Trace Workload(double rate, int64_t fault_ns, double rate_outside = 0, double rss_growth = 0) {
   HostTraceBuilder h;
   for (int s = 0; s < 10; ++s) h.Step(s, 1000 * kMs + s * 100 * kMs, 100 * kMs);
   TraceBuilder& b = h.builder();
   TrackId t = b.ChildTrack(b.ProcessTrack(1), TrackKind::kCounter, b.Intern("page_faults.minor.per_s"));
-  for (int k = 0; k <= 21; ++k) b.AddCounter(t, k * 100 * kMs, k <= 10 ? rate_outside : rate);
+  TrackId rss = b.ChildTrack(b.ProcessTrack(1), TrackKind::kCounter, b.Intern("rss.bytes"));
+  for (int k = 0; k <= 21; ++k) {
+    b.AddCounter(t, k * 100 * kMs, k <= 10 ? rate_outside : rate);
+    b.AddCounter(rss, k * 100 * kMs, 200e6 + rss_growth * k * 0.1);
+  }
   if (fault_ns >= 0) h.MetaInt("page_fault_ns", fault_ns);
   return h.Finish();
 }
@@ -64,6 +69,16 @@ TEST(PageFaultChurnRuleTest, AssumedFaultCostLowersSpecificity) {
   EXPECT_NEAR(Metric(f[0], "page_fault_share"), 0.10, 1e-6);
   EXPECT_NEAR(f[0].confidence_terms.specificity, 0.7, 1e-9);
   EXPECT_NE(f[0].saving_method.find("assumed"), std::string::npos);
+}
+
+TEST(PageFaultChurnRuleTest, FaultsThatGrowTheResidentSetAreNotChurn) {
+  // 20,000 faults/s while the resident set grows by as many pages (a cache warming up): silent.
+  EXPECT_TRUE(RunRule(*MakePageFaultChurnRule(), Workload(20'000, 10'000, 0, 20'000 * 4096.0)).empty());
+  // Growing by half of them: the other half are re-faults, 10% of the step.
+  std::vector<Finding> f = RunRule(*MakePageFaultChurnRule(), Workload(20'000, 10'000, 0, 10'000 * 4096.0));
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NEAR(Metric(f[0], "refaults"), 10'000, 10);
+  EXPECT_NEAR(Metric(f[0], "page_fault_share"), 0.10, 1e-3);
 }
 
 TEST(PageFaultChurnRuleTest, SilentBelowTheThresholdAndOutsideSteps) {
