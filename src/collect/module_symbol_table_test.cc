@@ -62,7 +62,9 @@ TEST(ModuleSymbolTableTest, AgreesWithLibdwflOnThisBinary) {
         const char* nm = dwfl_module_getsym_info(mod, j, &s, &a, nullptr, nullptr, nullptr);
         if (nm == ours && a <= addr && addr < a + s.st_size) ours_start = a;
       }
-      if (std::string(ours) != dw) EXPECT_EQ(ours_start, addr - off) << ours << " vs " << dw;
+      if (std::string(ours) != dw) {
+        EXPECT_EQ(ours_start, addr - off) << ours << " vs " << dw;
+      }
       ++checked;
     }
   }
