@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "analysis/diagnose/glibc_heap.h"
+
 namespace cprof {
 
 std::vector<Suggestion> DefaultChanges(Category c, std::string_view device) {
@@ -43,7 +45,7 @@ std::vector<Suggestion> DefaultChanges(Category c, std::string_view device) {
                "code", "buf = torch.empty(max_len, dim, device=dev)\nbuf[:n].copy_(chunk)   # instead of torch.cat"},
               {"Let the caching allocator grow segments instead of splitting and re-reserving.", "env",
                gpu || npu ? "export " + alloc_var + "=expandable_segments:True"
-                          : std::string("export MALLOC_ARENA_MAX=4 MALLOC_TRIM_THRESHOLD_=268435456")}};
+                          : "export MALLOC_ARENA_MAX=4 " + glibc_heap::KeepHeapEnv()}};
     case Category::kMemoryFragmentation:
       if (gpu || npu)
         return {{"Reduce fragmentation of the caching allocator.", "env",

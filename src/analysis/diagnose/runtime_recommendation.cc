@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/diagnose/glibc_heap.h"
 #include "analysis/diagnose/rules/host_rule_util.h"
 
 namespace cprof {
@@ -157,10 +158,13 @@ RuntimeAdjustment RecommendRuntime(const RuntimeFacts& facts, const Diagnosis& d
     }
   } else {
     if (churn.finding) {
-      a.Set(RuntimeSection::kAllocator, "MALLOC_MMAP_THRESHOLD_", "268435456",
-            "serve blocks up to 256 MiB from the heap instead of mmap/munmap, which zero-fills them again; " + churn.text);
-      a.Set(RuntimeSection::kAllocator, "MALLOC_TRIM_THRESHOLD_", "536870912",
-            "keep up to 512 MiB of freed memory instead of returning it to the kernel every step; " + churn.text);
+      a.Set(RuntimeSection::kAllocator, std::string(glibc_heap::kMmapThresholdVar),
+            std::string(glibc_heap::kMmapThresholdKeep),
+            "serve blocks up to 32 MiB (M_MMAP_THRESHOLD's documented limit) from the heap instead of mmap/munmap, which zero-fills them "
+            "again; set with MALLOC_TRIM_THRESHOLD_ (either alone turns off glibc's dynamic threshold); " + churn.text);
+      a.Set(RuntimeSection::kAllocator, std::string(glibc_heap::kTrimThresholdVar),
+            std::string(glibc_heap::kTrimThresholdKeep),
+            "keep up to 1 GiB of freed memory instead of returning it to the kernel every step; " + churn.text);
     }
     if (frag.finding) {
       a.Set(RuntimeSection::kAllocator, "LD_PRELOAD", "libjemalloc.so.2",

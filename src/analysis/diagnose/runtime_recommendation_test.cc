@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/diagnose/category_changes.h"
 #include "model/trace_builder.h"
 
 namespace cprof {
@@ -127,9 +128,21 @@ TEST(RuntimeRecommendationTest, CpuMemoryChurnTunesGlibc) {
   Diagnosis d;
   d.findings.push_back(MakeFinding(Category::kMemoryChurn, 0.6));
   RuntimeAdjustment a = RecommendRuntime(facts, d);
-  ASSERT_NE(a.Find(RuntimeSection::kAllocator, "MALLOC_MMAP_THRESHOLD_"), nullptr);
-  EXPECT_NE(a.Find(RuntimeSection::kAllocator, "MALLOC_TRIM_THRESHOLD_"), nullptr);
+  // Both thresholds, always together (either alone turns glibc's dynamic mmap threshold off), and
+  // the mmap one within what mallopt accepts on 64-bit (32 MiB).
+  const RuntimeSetting* mmap = a.Find(RuntimeSection::kAllocator, "MALLOC_MMAP_THRESHOLD_");
+  const RuntimeSetting* trim = a.Find(RuntimeSection::kAllocator, "MALLOC_TRIM_THRESHOLD_");
+  ASSERT_NE(mmap, nullptr);
+  ASSERT_NE(trim, nullptr);
+  EXPECT_LE(std::stoll(mmap->value), 32ll << 20);
+  EXPECT_GT(std::stoll(trim->value), std::stoll(mmap->value));
   EXPECT_EQ(a.Find(RuntimeSection::kAllocator, "PYTORCH_CUDA_ALLOC_CONF"), nullptr);
+  // The plan's standard change for CPU memory churn names the same pair.
+  bool both = false;
+  for (const Suggestion& s : DefaultChanges(Category::kMemoryChurn, "cpu"))
+    both |= s.snippet.find("MALLOC_MMAP_THRESHOLD_=" + mmap->value) != std::string::npos &&
+            s.snippet.find("MALLOC_TRIM_THRESHOLD_=" + trim->value) != std::string::npos;
+  EXPECT_TRUE(both);
 }
 
 TEST(RuntimeAdjustmentTest, TunedKnobsMapOntoTheSchema) {

@@ -30,6 +30,7 @@
 #include <map>
 
 #include "analysis/diagnose/diagnosis_context.h"
+#include "analysis/diagnose/glibc_heap.h"
 #include "analysis/diagnose/rules.h"
 #include "analysis/diagnose/rules/host_rule_util.h"
 #include "analysis/diagnose/rules/rule_support.h"
@@ -202,8 +203,8 @@ void PageFaultChurnRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& 
   f.suggestions = {
       {"Keep freed memory in the process: raise glibc's mmap threshold to its maximum (32 MiB) and its trim threshold "
        "above the peak heap, together — either one alone fixes the other at its default and can make it worse (on "
-       "examples/aigc/unet the trim threshold alone tripled the step time; both together cut it 24%).",
-       "env", "MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=1073741824"},
+       "examples/aigc/unet the trim threshold alone made the step 3-4x slower; both together cut it 24%).",
+       "env", glibc_heap::KeepHeapEnv()},
       {"Or preload an allocator that keeps and reuses freed pages (jemalloc, tcmalloc).", "command",
        "apt install libjemalloc2\nLD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 python3 train.py"},
   };
