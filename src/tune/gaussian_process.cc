@@ -15,8 +15,6 @@ constexpr double kLogNoiseMin = -13.8, kLogNoiseMax = 0.0;  // 1e-6 .. 1 of a st
 constexpr double kLsPriorMean = -0.7, kLsPriorSd = 1.0;
 constexpr double kSigPriorSd = 1.5;
 constexpr double kNoisePriorMean = -9.0, kNoisePriorSd = 3.0;
-constexpr double kLinPriorMean = -1.0, kLinPriorSd = 2.0;
-constexpr double kLogLinMin = -9.0, kLogLinMax = 4.0;
 
 // Squared scaled distances between rows of A and B.
 Eigen::MatrixXd SqDist(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
@@ -33,7 +31,6 @@ GaussianProcess::Hyper GaussianProcess::Default(int d) const {
   h.log_ls = Eigen::VectorXd::Constant(d, kLsPriorMean);
   h.log_signal = 0;
   h.log_noise = -9;
-  if (linear_) h.log_lin = Eigen::VectorXd::Constant(d, kLinPriorMean);
   return h;
 }
 
@@ -43,11 +40,6 @@ Eigen::MatrixXd GaussianProcess::Kernel(const Eigen::MatrixXd& A, const Eigen::M
   double s2 = std::exp(h.log_signal);
   Eigen::MatrixXd k =
       (s2 * (1.0 + kSqrt5 * r.array() + (5.0 / 3.0) * r.array().square()) * (-kSqrt5 * r.array()).exp()).matrix();
-  if (h.log_lin.size() > 0) {
-    Eigen::RowVectorXd w = h.log_lin.array().exp().transpose();
-    Eigen::MatrixXd Ac = (A.array() - 0.5).rowwise() * w.array();
-    k += Ac * (B.array() - 0.5).matrix().transpose();
-  }
   return k;
 }
 
@@ -60,12 +52,6 @@ double GaussianProcess::Objective(const Hyper& h, Eigen::VectorXd* grad) const {
   Eigen::ArrayXXd e = (-kSqrt5 * r.array()).exp();
   Eigen::MatrixXd Kf = (s2 * (1.0 + kSqrt5 * r.array() + (5.0 / 3.0) * r.array().square()) * e).matrix();
   Eigen::MatrixXd K = Kf;
-  Eigen::MatrixXd Xc;
-  if (h.log_lin.size() > 0) {
-    Xc = X_.array() - 0.5;
-    Eigen::RowVectorXd w = h.log_lin.array().exp().transpose();
-    K += (Xc.array().rowwise() * w.array()).matrix() * Xc.transpose();
-  }
   K.diagonal().array() += noise + 1e-9;
   Eigen::LLT<Eigen::MatrixXd> llt(K);
   if (llt.info() != Eigen::Success) return -1e300;
@@ -74,12 +60,10 @@ double GaussianProcess::Objective(const Hyper& h, Eigen::VectorXd* grad) const {
   double lml = -0.5 * y_.dot(alpha) - 0.5 * logdet - 0.5 * n * std::log(2 * M_PI);
   double prior = 0;
   for (int k = 0; k < d; ++k) prior -= 0.5 * std::pow((h.log_ls[k] - kLsPriorMean) / kLsPriorSd, 2);
-  for (int k = 0; k < h.log_lin.size(); ++k) prior -= 0.5 * std::pow((h.log_lin[k] - kLinPriorMean) / kLinPriorSd, 2);
   prior -= 0.5 * std::pow(h.log_signal / kSigPriorSd, 2);
   prior -= 0.5 * std::pow((h.log_noise - kNoisePriorMean) / kNoisePriorSd, 2);
   if (grad) {
-    const int nl = static_cast<int>(h.log_lin.size());
-    grad->resize(d + 2 + nl);
+    grad->resize(d + 2);
     Eigen::MatrixXd Kinv = llt.solve(Eigen::MatrixXd::Identity(n, n));
     Eigen::MatrixXd W = alpha * alpha.transpose() - Kinv;
     // dK/dlog(l_k) = s2 * 5/3 * (1 + sqrt5 r) exp(-sqrt5 r) * (dx_k / l_k)^2
@@ -93,32 +77,24 @@ double GaussianProcess::Objective(const Hyper& h, Eigen::VectorXd* grad) const {
     }
     (*grad)[d] = 0.5 * (W.array() * Kf.array()).sum() - h.log_signal / (kSigPriorSd * kSigPriorSd);
     (*grad)[d + 1] = 0.5 * noise * W.trace() - (h.log_noise - kNoisePriorMean) / (kNoisePriorSd * kNoisePriorSd);
-    for (int k = 0; k < nl; ++k) {  // dK/dlog(w_k) = w_k c_k c_k^T
-      Eigen::VectorXd c = Xc.col(k);
-      (*grad)[d + 2 + k] = 0.5 * std::exp(h.log_lin[k]) * c.dot(W * c) -
-                           (h.log_lin[k] - kLinPriorMean) / (kLinPriorSd * kLinPriorSd);
-    }
   }
   return lml + prior;
 }
 
 GaussianProcess::Hyper GaussianProcess::Optimize(Hyper h, int iters) const {
   const int d = static_cast<int>(h.log_ls.size());
-  const int nl = static_cast<int>(h.log_lin.size());
-  const int np = d + 2 + nl;
+  const int np = d + 2;
   Eigen::VectorXd theta(np), step = Eigen::VectorXd::Constant(np, 0.2), prev_grad = Eigen::VectorXd::Zero(np);
   auto pack = [&](const Hyper& x) {
     theta.head(d) = x.log_ls;
     theta[d] = x.log_signal;
     theta[d + 1] = x.log_noise;
-    theta.tail(nl) = x.log_lin;
   };
   auto unpack = [&](const Eigen::VectorXd& t) {
     Hyper x;
     x.log_ls = t.head(d);
     x.log_signal = t[d];
     x.log_noise = t[d + 1];
-    x.log_lin = t.tail(nl);
     return x;
   };
   pack(h);
@@ -145,7 +121,6 @@ GaussianProcess::Hyper GaussianProcess::Optimize(Hyper h, int iters) const {
     for (int k = 0; k < d; ++k) theta[k] = std::clamp(theta[k], kLogLsMin, kLogLsMax);
     theta[d] = std::clamp(theta[d], kLogSigMin, kLogSigMax);
     theta[d + 1] = std::clamp(theta[d + 1], kLogNoiseMin, kLogNoiseMax);
-    for (int k = d + 2; k < np; ++k) theta[k] = std::clamp(theta[k], kLogLinMin, kLogLinMax);
     prev_grad = g;
   }
   return best;
@@ -155,7 +130,7 @@ bool GaussianProcess::Fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, in
   X_ = X;
   y_ = y;
   const int d = static_cast<int>(X.cols());
-  if (!have_hyper_ || hyper_.log_ls.size() != d || (hyper_.log_lin.size() > 0) != linear_) {
+  if (!have_hyper_ || hyper_.log_ls.size() != d) {
     hyper_ = Default(d);
     have_hyper_ = true;
   }
@@ -181,10 +156,6 @@ void GaussianProcess::Predict(const Eigen::MatrixXd& Xs, Eigen::VectorXd* mean, 
   *mean = Ks * alpha_;
   Eigen::MatrixXd v = llt_.matrixL().solve(Ks.transpose());  // n x m
   Eigen::VectorXd prior_var = Eigen::VectorXd::Constant(Xs.rows(), std::exp(hyper_.log_signal));
-  if (hyper_.log_lin.size() > 0) {
-    Eigen::RowVectorXd w = hyper_.log_lin.array().exp().transpose();
-    prior_var += ((Xs.array() - 0.5).square().rowwise() * w.array()).rowwise().sum().matrix();
-  }
   *var = (prior_var.array() - v.colwise().squaredNorm().transpose().array()).cwiseMax(1e-12).matrix();
 }
 

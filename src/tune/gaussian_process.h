@@ -21,12 +21,7 @@ class GaussianProcess {
     Eigen::VectorXd log_ls;  // log length scale per column
     double log_signal = 0;   // log signal variance
     double log_noise = -7;   // log noise variance
-    Eigen::VectorXd log_lin;  // log weight per column of the linear (trend) kernel; empty = none
   };
-
-  // Adds an ARD linear kernel sum_k w_k (x_k - 1/2)(x'_k - 1/2) to the Matérn kernel: a trend
-  // that few points can pin down (larger tiles faster), which the stationary kernel alone cannot.
-  void set_linear(bool on) { linear_ = on; }
 
   // Fits to (X, y). optimize_iters = 0 keeps the current hyperparameters (or defaults on the first
   // fit / a change of dimension). Returns false when the kernel matrix could not be factored.
@@ -47,7 +42,6 @@ class GaussianProcess {
   Eigen::VectorXd y_;
   Hyper hyper_;
   bool have_hyper_ = false;
-  bool linear_ = false;
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::VectorXd alpha_;
   bool fitted_ = false;
