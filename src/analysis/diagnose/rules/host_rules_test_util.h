@@ -78,6 +78,14 @@ class HostTraceBuilder {
   TrackId py_ = kNoTrack;
 };
 
+// The value of a finding's metric `name`; a test failure (and -1) when it has none.
+inline double Metric(const Finding& f, const std::string& name) {
+  for (const FindingMetric& m : f.metrics)
+    if (m.name == name) return m.value;
+  ADD_FAILURE() << "no metric " << name;
+  return -1;
+}
+
 inline std::vector<Finding> RunRule(const Rule& rule, const Trace& trace) {
   DiagnoseOptions options;
   DiagnosisContext ctx(trace, options);

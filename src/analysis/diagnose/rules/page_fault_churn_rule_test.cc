@@ -14,6 +14,7 @@ namespace {
 using testing_host::ExpectWellFormed;
 using testing_host::HostTraceBuilder;
 using testing_host::kMs;
+using testing_host::Metric;
 using testing_host::RunRule;
 
 // 10 steps of 100 ms from t = 1 s; a /proc pass every 100 ms from t = 0 reporting `rate` faults/s
@@ -31,13 +32,6 @@ Trace Workload(double rate, int64_t fault_ns, double rate_outside = 0, double rs
   }
   if (fault_ns >= 0) h.MetaInt("page_fault_ns", fault_ns);
   return h.Finish();
-}
-
-double Metric(const Finding& f, const std::string& name) {
-  for (const auto& m : f.metrics)
-    if (m.name == name) return m.value;
-  ADD_FAILURE() << "no metric " << name;
-  return -1;
 }
 
 TEST(PageFaultChurnRuleTest, FiresWithTheMeasuredFaultCost) {

@@ -14,6 +14,7 @@ namespace {
 using testing_host::ExpectWellFormed;
 using testing_host::HostTraceBuilder;
 using testing_host::kMs;
+using testing_host::Metric;
 using testing_host::RunRule;
 
 // A sample of the main thread whose innermost frame is `function` in `module`, called from `caller`.
@@ -81,13 +82,6 @@ Trace ConvFallback(const std::string& input_dims) {
     for (int k = 0; k < 10; ++k) Sample(h, t0 + k * kMs + 500'000, "libblas.so.3", "sgemm_", "at::native::slow_conv2d");
   }
   return h.Finish();
-}
-
-double Metric(const Finding& f, const std::string& name) {
-  for (const auto& m : f.metrics)
-    if (m.name == name) return m.value;
-  ADD_FAILURE() << "no metric " << name;
-  return -1;
 }
 
 TEST(ReferenceBlasRuleTest, PointwiseConvolutionFallbackSuggestsASecondThread) {
