@@ -10,16 +10,10 @@
 
 #include <string>
 
+#include "collect/process_symbols.h"
+
 namespace cprof {
 namespace {
-
-char* g_debuginfo_path = nullptr;
-const Dwfl_Callbacks kCallbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &g_debuginfo_path,
-};
 
 extern "C" __attribute__((noinline)) int cprof_symbol_table_probe(int x) { return x * 3 + 1; }
 
@@ -28,7 +22,7 @@ TEST(ModuleSymbolTableTest, AgreesWithLibdwflOnThisBinary) {
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   ASSERT_GT(n, 0);
   exe[n] = '\0';
-  Dwfl* dwfl = dwfl_begin(&kCallbacks);
+  Dwfl* dwfl = NewOfflineDwfl();
   ASSERT_NE(dwfl, nullptr);
   dwfl_report_begin(dwfl);
   Dwfl_Module* mod = dwfl_report_offline(dwfl, "self", exe, -1);

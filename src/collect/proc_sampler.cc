@@ -106,10 +106,10 @@ void ProcSampler::SampleProcess(pid_t pid, TimeNs now, bool refresh_names, doubl
                                 double* rss_out) {
   const std::string dir = proc_ + "/" + std::to_string(pid);
   std::string text;
+  // /proc/<pid>/stat, once a pass: the name (comm) and the page faults below.
   ProcStat st;
-  if (refresh_names || !process_names_.count(pid)) {
-    if (ReadProcStat(dir + "/stat", &st)) process_names_[pid] = st.comm;
-  }
+  const bool have_stat = ReadProcStat(dir + "/stat", &st);
+  if (have_stat && (refresh_names || !process_names_.count(pid))) process_names_[pid] = st.comm;
 
   // Threads: CPU time and times scheduled (context switches) from schedstat.
   double cpu_percent = 0, switches_per_s = 0;
@@ -122,7 +122,7 @@ void ProcSampler::SampleProcess(pid_t pid, TimeNs now, bool refresh_names, doubl
     ++threads;
     auto key = std::make_pair(pid, tid);
     if (refresh_names || !thread_names_.count(key)) {
-      if (ReadProcStat(tdir + "/stat", &st)) thread_names_[key] = st.comm;
+      if (ProcStat tst; ReadProcStat(tdir + "/stat", &tst)) thread_names_[key] = tst.comm;
     }
     auto [it, fresh] = threads_.try_emplace(key);
     ThreadState& prev = it->second;
@@ -144,7 +144,7 @@ void ProcSampler::SampleProcess(pid_t pid, TimeNs now, bool refresh_names, doubl
   *cpu_out = cpu_percent;
 
   // Page faults of the whole process (the kernel sums its threads): minflt (10), majflt (12).
-  if (ReadProcStat(dir + "/stat", &st)) {
+  if (have_stat) {
     ProcessState& ps = processes_[pid];
     const int64_t minor = st.Field(10), major = st.Field(12);
     if (ps.minor_faults >= 0 && now > ps.fault_ts) {

@@ -105,6 +105,8 @@ bool Reportable(const std::string& path) {
 
 }  // namespace
 
+Dwfl* NewOfflineDwfl() { return dwfl_begin(&kOfflineCallbacks); }
+
 uint64_t UnwindRegisterMask() {
   // AX BX CX DX SI DI BP SP IP (bits 0-8) and R8..R15 (bits 16-23) of perf_regs.h.
   return 0x1ffull | (0xffull << 16);
@@ -190,7 +192,7 @@ void ProcessSymbols::LoadProcMaps() {
 bool ProcessSymbols::Sync() {
   if (unreported_.empty()) return dwfl_ != nullptr;
   if (!dwfl_) {
-    dwfl_ = dwfl_begin(&kOfflineCallbacks);
+    dwfl_ = NewOfflineDwfl();
     if (!dwfl_) return false;
   }
   dwfl_report_begin_add(dwfl_);

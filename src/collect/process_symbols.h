@@ -34,6 +34,10 @@ struct SymbolizedFrame {
   bool symbolized = false;
 };
 
+// A new libdwfl session for files on disk (offline: ELF files found by path or build id, debug
+// info by the standard search); nullptr on failure. The caller dwfl_end()s it.
+Dwfl* NewOfflineDwfl();
+
 // The x86-64 user registers the sampler asks the kernel for (PERF_SAMPLE_REGS_USER), in the
 // kernel's order: AX BX CX DX SI DI BP SP IP R8..R15.
 uint64_t UnwindRegisterMask();

@@ -175,14 +175,11 @@ void PageFaultChurnRule::Run(const DiagnosisContext& ctx, std::vector<Finding>& 
       steps.empty() ? "the analysed span" : "steps", churn, faults,
       measured ? fmt::format("{:.1f} us, measured by trace on this machine", fault_ns / 1000)
                : fmt::format("{:.1f} us assumed; the trace has no measured page_fault_ns", fault_ns / 1000));
-  f.title = fmt::format("Page faults take {} of step time: {:.0f} minor faults per {} ({:.1f} us each{})", Pct(share),
-                        mean, steps.empty() ? "second" : "step", fault_ns / 1000, measured ? ", measured" : ", assumed");
-  if (steps.empty()) {  // per second, not per window
-    const double seconds = static_cast<double>(base) / 1e9;
-    f.title = fmt::format("Page faults take {} of the time: {:.0f} minor faults per second ({:.1f} us each{})",
-                          Pct(share), churn / std::max(seconds, 1e-9), fault_ns / 1000,
-                          measured ? ", measured" : ", assumed");
-  }
+  // Without steps, a rate per second of the analysed span, not per (one) window.
+  const double per = steps.empty() ? churn / std::max(static_cast<double>(base) / 1e9, 1e-9) : mean;
+  f.title = fmt::format("Page faults take {} of {}: {:.0f} minor faults per {} ({:.1f} us each, {})", Pct(share),
+                        steps.empty() ? "the time" : "step time", per, steps.empty() ? "second" : "step",
+                        fault_ns / 1000, measured ? "measured" : "assumed");
   f.summary = fmt::format(
       "The process took {:.0f} minor page faults {} while its resident set grew by {:.0f} pages: {:.0f} faults, {:.0f} "
       "per step on average, brought back pages it already had, about {} at {:.1f} us each. A loop that allocates and "
