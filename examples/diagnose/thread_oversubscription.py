@@ -1,7 +1,7 @@
 """Planted root cause: thread_oversubscription — more busy threads than cores.
 
 The script asks for 8 intra-op threads ("one per core on the big server") on a machine with
-fewer cores, and starts background threads that never sleep: two keep exponential-moving-average
+fewer cores, and starts background threads that never sleep: three keep exponential-moving-average
 copies of large buffers up to date with torch ops (each op they run starts its own 8-thread
 OpenMP team) and one polls a metrics dict in pure Python. The OpenMP workers, the background
 threads and the training thread fight over the cores (and the GIL).
@@ -38,7 +38,7 @@ def main():
     torch.manual_seed(0)
     torch.set_num_threads(8)
     counter = {}
-    buffers = [(torch.zeros(1 << 20), torch.randn(1 << 20)) for _ in range(2)]
+    buffers = [(torch.zeros(1 << 20), torch.randn(1 << 20)) for _ in range(3)]
     threads = [threading.Thread(target=ema_updater, args=b, name="ema-%d" % i, daemon=True) for i, b in enumerate(buffers)]
     threads.append(threading.Thread(target=metrics_poller, args=(counter,), name="metrics-poller", daemon=True))
     for t in threads:
