@@ -10,7 +10,8 @@
 //   score  = (frac - random) / (1 - random)    (1 = always the optimum, 0 = no better than random),
 // also on the time scale: tscore = (E[random best time] - mean best time) / (E[random best] - opt).
 // Semantics, shared with optuna_replay.py: configurations absent from the cache cost nothing,
-// failed ones cost one evaluation, duplicates are never proposed (and would cost nothing).
+// failed ones cost one evaluation, duplicates are never proposed (and would cost nothing). Each
+// budget is a separate study (the sampler is told its budget, as `tune --budget B` tells it).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -80,24 +81,22 @@ struct SpaceCase {
   double optimum = 0;
 };
 
-// Best objective after each budget, for one sampler and seed.
-std::vector<double> RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t seed,
-                           const std::vector<int>& budgets) {
-  auto sampler = MakeSampler(sampler_name, sc.file.space);
+// Best objective of one study of `budget` evaluations, for one sampler and seed. Each budget is a
+// study of its own, as `tune --budget B` runs it: samplers may plan for the budget.
+double RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t seed, int budget) {
+  auto sampler = MakeSampler(sampler_name, sc.file.space, budget);
   if (!sampler.ok()) {
     std::fprintf(stderr, "%s\n", sampler.status().message().c_str());
     std::exit(2);
   }
   History h;
-  const int max_budget = *std::max_element(budgets.begin(), budgets.end());
-  std::vector<double> best_at(budgets.size(), INFINITY);
   double best = INFINITY;
   size_t proposals = 0;
-  const size_t max_proposals = static_cast<size_t>(max_budget) * 2000;
-  while (static_cast<int>(h.evaluations()) < max_budget && proposals++ < max_proposals) {
+  const size_t max_proposals = static_cast<size_t>(budget) * 2000;
+  while (static_cast<int>(h.evaluations()) < budget && proposals++ < max_proposals) {
     Rng rng = Rng::ForTrial(seed, h.size());
     auto c = (*sampler)->Propose(h, rng);
-    if (!c.ok()) break;
+    if (!c.ok()) break;  // the space ran out before the budget
     Observation o;
     o.config = *c;
     o.key = sc.file.space.Key(*c);
@@ -105,23 +104,16 @@ std::vector<double> RunOne(const SpaceCase& sc, const std::string& sampler_name,
     EvalResult r = sc.replay->Evaluate(sc.file.space.Named(*c), rng);
     o.state = r.state;
     if (r.state == TrialState::kComplete) o.y = r.metrics.at("time");
-    size_t before = h.evaluations();
+    if (r.state == TrialState::kComplete) best = std::min(best, r.metrics.at("time"));
     h.Add(std::move(o));
-    if (h.evaluations() > before) {
-      if (r.state == TrialState::kComplete) best = std::min(best, r.metrics.at("time"));
-      for (size_t b = 0; b < budgets.size(); ++b)
-        if (static_cast<int>(h.evaluations()) == budgets[b]) best_at[b] = best;
-    }
   }
-  for (size_t b = 0; b < budgets.size(); ++b)  // the space ran out before the budget
-    if (static_cast<int>(h.evaluations()) < budgets[b]) best_at[b] = best;
   if (std::getenv("CPROF_BENCH_TRACE")) {
-    std::string line = sc.name + " " + sampler_name + " seed " + std::to_string(seed) + ":";
+    std::string line = sc.name + " " + sampler_name + " B=" + std::to_string(budget) + " seed " + std::to_string(seed) + ":";
     for (const Observation& o : h.all())
       if (o.state != TrialState::kInfeasible) line += " " + std::to_string(sc.optimum / o.y).substr(0, 4);
     std::fprintf(stderr, "%s\n", line.c_str());
   }
-  return best_at;
+  return best;
 }
 
 }  // namespace
@@ -242,7 +234,8 @@ int main(int argc, char** argv) {
       std::vector<std::thread> pool;
       for (int j = 0; j < jobs; ++j)
         pool.emplace_back([&] {
-          for (int seed; (seed = next++) < seeds;) best_by_seed[seed] = RunOne(*sc, s, seed, budgets);
+          for (int seed; (seed = next++) < seeds;)
+            for (int b : budgets) best_by_seed[seed].push_back(RunOne(*sc, s, seed, b));
         });
       for (auto& t : pool) t.join();
       report(s, best_by_seed);

@@ -5,8 +5,8 @@ namespace cprof::tune {
 
 std::vector<std::string> SamplerNames() { return {"auto", "gp", "tpe", "evolution", "random"}; }
 
-StatusOr<std::unique_ptr<Sampler>> MakeSampler(std::string_view name, const SearchSpace& space) {
-  if (name == "auto") return MakeAutoSampler(space);
+StatusOr<std::unique_ptr<Sampler>> MakeSampler(std::string_view name, const SearchSpace& space, int64_t budget) {
+  if (name == "auto") return MakeAutoSampler(space, budget);
   if (name == "gp") return MakeGpSampler(space);
   if (name == "tpe") return MakeTpeSampler(space);
   if (name == "evolution") return MakeEvolutionSampler(space);

@@ -1,7 +1,7 @@
 // Sampler: proposes the next configuration to evaluate. One file per sampler behind this interface;
 // MakeSampler() is the one place that knows them all.
 //
-//   ASSIGN_OR_RETURN(std::unique_ptr<Sampler> s, MakeSampler("auto", space));
+//   ASSIGN_OR_RETURN(std::unique_ptr<Sampler> s, MakeSampler("auto", space, /*budget=*/100));
 //   Rng rng = Rng::ForTrial(seed, history.size());
 //   ASSIGN_OR_RETURN(Config next, s->Propose(history, rng));
 //
@@ -9,12 +9,14 @@
 //   - the proposal is canonical (space.Canonicalize), feasible (space.Feasible: constraints are
 //     satisfied by construction, never penalized) and not in `history` (no duplicates; the tuner
 //     puts other workers' running trials in history as pending);
-//   - Propose depends only on (history, rng), so a resumed study proposes what it would have; a
-//     sampler may cache work between calls but its answers must not depend on the cache;
+//   - Propose depends only on (history, rng) and the construction arguments, so a resumed study
+//     proposes what it would have; a sampler may cache work between calls but its answers must not
+//     depend on the cache;
 //   - NotFound when no feasible unseen configuration is left (the space is exhausted).
 // A Sampler is used from one thread at a time; the space must outlive it.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,8 +38,11 @@ class Sampler {
   virtual std::string last_label() const { return std::string(name()); }
 };
 
-// "auto" (the default), "gp", "tpe", "evolution", "random".
-StatusOr<std::unique_ptr<Sampler>> MakeSampler(std::string_view name, const SearchSpace& space);
+// "auto" (the default), "gp", "tpe", "evolution", "random". `budget` is the number of evaluations
+// the whole study will make (0 = unknown); a sampler may plan for it (auto keeps the GP arm alone
+// in a study too short for its bandit to learn).
+StatusOr<std::unique_ptr<Sampler>> MakeSampler(std::string_view name, const SearchSpace& space,
+                                               int64_t budget = 0);
 std::vector<std::string> SamplerNames();
 
 // The concrete samplers (one .cc each).
@@ -45,6 +50,6 @@ std::unique_ptr<Sampler> MakeRandomSampler(const SearchSpace& space);
 std::unique_ptr<Sampler> MakeTpeSampler(const SearchSpace& space);
 std::unique_ptr<Sampler> MakeGpSampler(const SearchSpace& space);
 std::unique_ptr<Sampler> MakeEvolutionSampler(const SearchSpace& space);
-std::unique_ptr<Sampler> MakeAutoSampler(const SearchSpace& space);
+std::unique_ptr<Sampler> MakeAutoSampler(const SearchSpace& space, int64_t budget);
 
 }  // namespace cprof::tune

@@ -123,6 +123,33 @@ TEST(SamplerTest, UnknownNameIsAnError) {
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidInput);
 }
 
+// The arms auto used for the first `n` proposals of a study with the given budget.
+std::set<std::string> AutoArms(int64_t budget, int n) {
+  SearchSpace space = Space(kMixed);
+  auto sampler = MakeSampler("auto", space, budget);
+  EXPECT_TRUE(sampler.ok());
+  History h;
+  std::set<std::string> labels;
+  for (int i = 0; i < n; ++i) {
+    Rng rng = Rng::ForTrial(5, i);
+    auto c = (*sampler)->Propose(h, rng);
+    EXPECT_TRUE(c.ok());
+    if (!c.ok()) break;
+    Observation o{*c, space.Key(*c), TrialState::kComplete, Objective(space.Named(*c)), (*sampler)->last_label()};
+    labels.insert(o.sampler);
+    h.Add(std::move(o));
+  }
+  return labels;
+}
+
+TEST(SamplerTest, AutoKeepsTheGpAloneInAShortStudy) {
+  // 25 evaluations leave the bandit no room: every proposal is the GP arm's.
+  EXPECT_EQ(AutoArms(25, 25), std::set<std::string>{"auto/gp"});
+  // A longer (or unknown) budget tries the other arms after the GP's warm-up.
+  EXPECT_GT(AutoArms(100, 25).size(), 1u);
+  EXPECT_GT(AutoArms(0, 25).size(), 1u);
+}
+
 TEST(SamplerTest, ModelBasedSamplersBeatRandomOnASmoothFunction) {
   // A 4-D quadratic over a 16^4 grid; mean best after 30 evaluations over seeds.
   SearchSpace space = Space(R"(

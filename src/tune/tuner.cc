@@ -480,7 +480,7 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
   st.objectives = options.objectives;
   st.host = HostName();
   st.default_config = space.DefaultConfig();
-  ASSIGN_OR_RETURN(st.sampler, MakeSampler(options.sampler, space));
+  ASSIGN_OR_RETURN(st.sampler, MakeSampler(options.sampler, space, options.budget));
   ASSIGN_OR_RETURN(st.id, storage.OpenStudy(options.study_name,
                                             StudyFingerprint(space, options.objectives, options.fingerprint_extra)));
   ASSIGN_OR_RETURN(std::vector<TrialRecord> before, storage.LoadTrials(st.id));
