@@ -3,8 +3,10 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "collect/command_line.h"
@@ -17,11 +19,19 @@
 namespace cprof {
 namespace {
 
-// How long the loop sleeps between polls; sources keep their own, longer, intervals.
-constexpr TimeNs kPollNs = 10 * kNsPerMs;
+// The loop sleeps until the earliest source needs it (or the target ends, or a signal comes),
+// at least kMinSleepNs and at most kMaxSleepNs.
+constexpr TimeNs kMinSleepNs = 1 * kNsPerMs;
+constexpr TimeNs kMaxSleepNs = 200 * kNsPerMs;
 
 bool WantsFramework(CollectScope s) { return s == CollectScope::kFullStack || s == CollectScope::kFramework; }
 bool WantsSamples(CollectScope s) { return s == CollectScope::kFullStack || s == CollectScope::kHost; }
+
+TimeNs ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<TimeNs>(ts.tv_sec) * kNsPerS + ts.tv_nsec;
+}
 
 std::string Prepend(const char* var, const std::string& value, char sep) {
   const char* old = getenv(var);
@@ -170,8 +180,14 @@ StatusOr<Trace> Collection::Run() {
   };
 
   int interrupts_seen = 0;
+  const TimeNs cpu_at_start = ThreadCpuNs();
   for (;;) {
-    bool ended = target_->WaitFor(kPollNs);
+    ++collector_wakeups_;
+    TimeNs wake = std::min(deadline, MonotonicNowNs() + kMaxSleepNs);
+    for (const auto& src : sources_) wake = std::min(wake, src->next_poll_ns());
+    if (triggered) wake = std::min({wake, next_eval, next_forget});
+    for (const Pending& p : pending) wake = std::min(wake, p.to);
+    bool ended = target_->WaitFor(std::max(kMinSleepNs, wake - MonotonicNowNs()));
     TimeNs now = MonotonicNowNs();
     for (auto& src : sources_) src->Poll(now);
     if (triggered) {
@@ -213,6 +229,7 @@ StatusOr<Trace> Collection::Run() {
     }
   }
   const TimeNs stop = MonotonicNowNs();
+  collector_cpu_ns_ = ThreadCpuNs() - cpu_at_start;
   for (auto& src : sources_) src->Stop(stop);
   if (triggered) {
     for (TriggerFiring& f : evaluator.Evaluate(stop)) {
@@ -241,6 +258,8 @@ StatusOr<Trace> Collection::BuildTrace(TimeNs from, TimeNs to) {
   b.SetMetadata("target_pid", Value::Int(target_->pid()));
   b.SetMetadata("target_start_ns", Value::Int(start));
   b.SetMetadataString("target_exit", target_->ExitDescription());
+  b.SetMetadata("collector_cpu_ns", Value::Int(collector_cpu_ns_));
+  b.SetMetadata("collector_wakeups", Value::Int(collector_wakeups_));
   AddHostMetadata(b);
   b.ProcessTrack(target_->pid());
   for (auto& src : sources_) src->Emit(b, from, to);

@@ -59,6 +59,10 @@ class Collection {
   bool interrupted_ = false;
   bool duration_reached_ = false;
   int triggers_fired_ = 0;
+  // The collector's own cost while the target ran (its thread's CPU time and wake-ups from the
+  // start of the loop to Stop), written to the trace's metadata.
+  TimeNs collector_cpu_ns_ = 0;
+  int64_t collector_wakeups_ = 0;
   class ProcSampler* proc_ = nullptr;
   class RuntimeSource* runtime_ = nullptr;
 };

@@ -40,6 +40,7 @@ class PerfSampler : public Source {
   std::string_view name() const override { return "perf"; }
   Status Attach(const TargetProcess& target) override;
   void Poll(TimeNs now) override;
+  TimeNs next_poll_ns() const override;
   void Stop(TimeNs now) override;
   void Emit(TraceBuilder& b, TimeNs from, TimeNs to) override;
   void Forget(TimeNs before) override;
@@ -68,6 +69,7 @@ class PerfSampler : public Source {
   Status OpenSampling(pid_t task, bool enable_on_exec);
   void OpenCounters(pid_t task, bool enable_on_exec);
   void Drain();
+  TimeNs DrainIntervalNs() const;
   void HandleRecord(const perf_event_header* h);
   void HandleSample(const uint8_t* p, const uint8_t* end);
   ProcessSymbols& Symbols(pid_t pid);
@@ -84,6 +86,7 @@ class PerfSampler : public Source {
   bool counters_failed_ = false;
   bool sampling_failed_ = false;
   TimeNs next_counter_ns_ = 0;
+  TimeNs next_drain_ns_ = 0;
 
   // Records of one drain, ordered by time before they are handled (MMAP before its samples).
   std::vector<std::pair<int64_t, std::vector<uint8_t>>> batch_;

@@ -25,6 +25,7 @@ class ProcSampler : public Source {
   std::string_view name() const override { return "proc"; }
   Status Attach(const TargetProcess& target) override;
   void Poll(TimeNs now) override;
+  TimeNs next_poll_ns() const override { return next_ns_; }
   void Stop(TimeNs now) override;
   void Emit(TraceBuilder& b, TimeNs from, TimeNs to) override;
   void Forget(TimeNs before) override;

@@ -150,7 +150,6 @@ void ProcessSymbols::AddMapping(const Mapping& mapping) {
   while (last != mappings_.end() && last->start < m.end) ++last;
   it = mappings_.erase(first, last);
   mappings_.insert(it, m);
-  if (Reportable(m.path)) unreported_.push_back(m);
   cache_.clear();
 }
 
@@ -160,7 +159,7 @@ void ProcessSymbols::CopyMappingsFrom(const ProcessSymbols& parent) {
 
 void ProcessSymbols::Reset() {
   mappings_.clear();
-  unreported_.clear();
+  reported_.clear();
   cache_.clear();
   tables_.clear();  // they point into the Dwfl's modules
   if (dwfl_) dwfl_end(dwfl_);
@@ -189,25 +188,20 @@ void ProcessSymbols::LoadProcMaps() {
   }
 }
 
-bool ProcessSymbols::Sync() {
-  if (unreported_.empty()) return dwfl_ != nullptr;
-  if (!dwfl_) {
-    dwfl_ = NewOfflineDwfl();
-    if (!dwfl_) return false;
-  }
+bool ProcessSymbols::ReportModuleAt(uint64_t addr) {
+  Mapping* m = FindMapping(addr);
+  if (m == nullptr || m->reported) return false;
+  m->reported = true;
+  uint64_t bias = 0;
+  if (!Reportable(m->path) || !LoadBias(*m, &bias) || !reported_.emplace(m->path, bias).second) return false;
+  if (!dwfl_ && !(dwfl_ = NewOfflineDwfl())) return false;
   dwfl_report_begin_add(dwfl_);
-  std::set<std::pair<std::string, uint64_t>> reported;
-  for (const Mapping& m : unreported_) {
-    uint64_t bias = 0;
-    if (!LoadBias(m, &bias) || !reported.emplace(m.path, bias).second) continue;
-    dwfl_report_elf(dwfl_, Basename(m.path).c_str(), m.path.c_str(), -1, bias, true);
-  }
+  dwfl_report_elf(dwfl_, Basename(m->path).c_str(), m->path.c_str(), -1, bias, true);
   dwfl_report_end(dwfl_, nullptr, nullptr);
-  unreported_.clear();
   return true;
 }
 
-const Mapping* ProcessSymbols::FindMapping(uint64_t addr) const {
+Mapping* ProcessSymbols::FindMapping(uint64_t addr) {
   auto it = std::upper_bound(mappings_.begin(), mappings_.end(), addr,
                              [](uint64_t a, const Mapping& m) { return a < m.start; });
   if (it == mappings_.begin()) return nullptr;
@@ -220,6 +214,7 @@ const SymbolizedFrame& ProcessSymbols::Symbolize(uint64_t ip, bool caller) {
   auto [it, fresh] = cache_.try_emplace(addr);
   SymbolizedFrame& f = it->second;
   if (!fresh) return f;
+  ReportModuleAt(addr);
   const Mapping* m = FindMapping(addr);
   if (m == nullptr) {
     f.module = "[unknown]";
@@ -228,7 +223,7 @@ const SymbolizedFrame& ProcessSymbols::Symbolize(uint64_t ip, bool caller) {
   }
   f.module = m->path.empty() ? "[anon]" : Basename(m->path);
   f.rel_address = addr - m->start + m->pgoff;
-  if (Sync()) {
+  if (dwfl_ != nullptr) {
     if (Dwfl_Module* mod = dwfl_addrmodule(dwfl_, addr)) {
       std::unique_ptr<ModuleSymbolTable>& table = tables_[mod];
       if (!table) table = std::make_unique<ModuleSymbolTable>(mod);
@@ -246,7 +241,8 @@ const SymbolizedFrame& ProcessSymbols::Symbolize(uint64_t ip, bool caller) {
 bool ProcessSymbols::Unwind(pid_t tid, const uint64_t* regs, const uint8_t* stack, size_t stack_size,
                             std::vector<uint64_t>* pcs) {
   pcs->clear();
-  if (!Sync()) return false;
+  ReportModuleAt(regs[8]);  // IP
+  if (dwfl_ == nullptr) return false;
   static const Dwfl_Thread_Callbacks kCallbacks = {
       .next_thread = NextThread,
       .get_thread =
@@ -284,17 +280,24 @@ bool ProcessSymbols::Unwind(pid_t tid, const uint64_t* regs, const uint8_t* stac
   ctx_->stack_size = stack_size;
   ctx_->sp = regs[7];
   ctx_->pcs = pcs;
-  dwfl_getthread_frames(
-      dwfl_, tid,
-      [](Dwfl_Frame* frame, void* arg) -> int {
-        auto* self = static_cast<UnwindContext*>(arg);
-        Dwarf_Addr pc = 0;
-        bool activation = false;
-        if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0) return DWARF_CB_ABORT;
-        self->pcs->push_back(pc);
-        return self->pcs->size() >= 256 ? DWARF_CB_ABORT : DWARF_CB_OK;
-      },
-      ctx_.get());
+  // The unwinder stops at a frame whose file the Dwfl has not got: report it and unwind again
+  // (a few times per process at most, while its stacks are first seen).
+  for (int round = 0; round < 16; ++round) {
+    pcs->clear();
+    dwfl_getthread_frames(
+        dwfl_, tid,
+        [](Dwfl_Frame* frame, void* arg) -> int {
+          auto* self = static_cast<UnwindContext*>(arg);
+          Dwarf_Addr pc = 0;
+          bool activation = false;
+          if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0) return DWARF_CB_ABORT;
+          self->pcs->push_back(pc);
+          return self->pcs->size() >= 256 ? DWARF_CB_ABORT : DWARF_CB_OK;
+        },
+        ctx_.get());
+    if (pcs->empty() || pcs->size() >= 256) break;
+    if (!ReportModuleAt(pcs->size() > 1 ? pcs->back() - 1 : pcs->back())) break;
+  }
   return pcs->size() > 1;
 }
 

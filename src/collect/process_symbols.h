@@ -3,14 +3,16 @@
 // symbolization (function and module of an address) and for DWARF unwinding of a user stack
 // copied by the kernel (PERF_SAMPLE_STACK_USER + PERF_SAMPLE_REGS_USER).
 //
-// Files are opened from the paths the process mapped, when first needed; a process that has
-// exited still symbolizes as long as its files exist. Not thread-safe.
+// A file is opened from the path the process mapped when an address in it is first symbolized
+// or unwound through (a PyTorch process maps ~300 libraries, its samples touch a few dozen); a
+// process that has exited still symbolizes as long as its files exist. Not thread-safe.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +27,7 @@ class ModuleSymbolTable;
 struct Mapping {
   uint64_t start = 0, end = 0, pgoff = 0;
   std::string path;
+  bool reported = false;  // ProcessSymbols: its file was given to the Dwfl (or can't be)
 };
 
 struct SymbolizedFrame {
@@ -68,14 +71,15 @@ class ProcessSymbols {
 
  private:
   struct UnwindContext;
-  bool Sync();  // reports new mappings to the Dwfl
-  const Mapping* FindMapping(uint64_t addr) const;
+  // Gives the Dwfl the file mapped at `addr` if it has not got it yet; true when it is new.
+  bool ReportModuleAt(uint64_t addr);
+  Mapping* FindMapping(uint64_t addr);
 
   pid_t pid_;
   Dwfl* dwfl_ = nullptr;
   bool attached_ = false;
   std::vector<Mapping> mappings_;   // sorted by start
-  std::vector<Mapping> unreported_;
+  std::set<std::pair<std::string, uint64_t>> reported_;  // (path, load bias) given to the Dwfl
   std::unordered_map<uint64_t, SymbolizedFrame> cache_;
   // Per module, its function symbols sorted by address, read on the module's first lookup.
   std::unordered_map<Dwfl_Module*, std::unique_ptr<ModuleSymbolTable>> tables_;

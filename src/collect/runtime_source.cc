@@ -64,6 +64,11 @@ RuntimeSource::RuntimeSource(std::string session_dir, TimeNs poll_interval_ns)
 RuntimeSource::~RuntimeSource() = default;
 
 void RuntimeSource::Poll(TimeNs now) {
+  // Without a span observer nothing needs the records before the end: parsing them now would
+  // compete with the target for the CPU (a page-faulting, growing heap here; on two cores the
+  // target's 2-thread UNet ran 13% slower for it). The files stay in the session folder until
+  // Stop reads them.
+  if (!observer_) return;
   if (now < next_ns_) return;
   next_ns_ = now + interval_ns_;
   ReadAll();
