@@ -89,6 +89,11 @@ for w in dict.fromkeys(r["workload"] for r in rows):
         med[c] = m
         print(f"{w:<8} {c:<7} {none:>12.3f} s {100 * (m - 1):>+10.1f}%  [{100 * (lo - 1):+.1f}%, {100 * (hi - 1):+.1f}%]"
               f"  ({len(ratios)} rounds)")
+    if "torch" in med:
+        # The direct comparison: trace's loop time over torch.profiler's in the same round.
+        pair = [v["trace"] / v["torch"] for v in by.values() if "trace" in v and "torch" in v]
+        m, lo, hi = median_ci(pair)
+        print(f"{w:<8} trace/torch.profiler {100 * (m - 1):>+14.1f}%  [{100 * (lo - 1):+.1f}%, {100 * (hi - 1):+.1f}%]")
     if "torch" in med and med["trace"] > med["torch"]:
         ok = False
         print(f"  {w}: trace costs more than torch.profiler")
