@@ -140,6 +140,7 @@ ProcessSymbols::~ProcessSymbols() {
 
 void ProcessSymbols::AddMapping(const Mapping& mapping) {
   Mapping m = mapping;
+  m.reported = false;  // a fork's child has its own Dwfl
   if (m.path == "[vdso]" && !VdsoImagePath().empty()) m.path = VdsoImagePath();
   auto it = std::lower_bound(mappings_.begin(), mappings_.end(), m.start,
                              [](const Mapping& x, uint64_t s) { return x.start < s; });
@@ -254,7 +255,11 @@ bool ProcessSymbols::Unwind(pid_t tid, const uint64_t* regs, const uint8_t* stac
       .memory_read =
           [](Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void* arg) {
             auto* self = static_cast<UnwindContext*>(arg);
-            if (addr < self->sp || addr + sizeof(Dwarf_Word) > self->sp + self->stack_size) return false;
+            // In the copy, without overflow: CFI computed from garbage asks for any address.
+            if (addr < self->sp || addr - self->sp > self->stack_size ||
+                self->stack_size - (addr - self->sp) < sizeof(Dwarf_Word)) {
+              return false;
+            }
             std::memcpy(result, self->stack + (addr - self->sp), sizeof(Dwarf_Word));
             return true;
           },
