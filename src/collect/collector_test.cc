@@ -125,9 +125,9 @@ TEST(CollectorTest, PageFaultRatesTellAChurningHeapFromAKeptOne) {
     // What one fault costs here, measured at the end of the trace.
     EXPECT_GT(std::atof(c.trace.MetadataText("page_fault_ns").c_str()), 0) << mode;
   }
-  // churn: 4096 faults a step, at least 10 steps even at 12 us a fault on a loaded VM; keep: faults
-  // only in its first step.
-  EXPECT_GT(faults[0], 10 * 4096) << "churn";
+  // churn: 4096 faults a step, at least 5 steps in 1.5 s (~20 unloaded at 12 us a fault; 9 seen
+  // while make test ran other slow tests on the second core); keep: faults only in its first step.
+  EXPECT_GT(faults[0], 5 * 4096) << "churn";
   EXPECT_LT(faults[1], faults[0] / 5) << "keep";
 }
 
