@@ -28,6 +28,7 @@ class PerfRing {
   static StatusOr<PerfRing> Open(const perf_event_attr& attr, pid_t pid, int cpu);
   // Maps a ring of 2^n data pages (n from `data_pages`, rounded up to a power of two).
   Status Map(size_t data_pages);
+  size_t data_bytes() const { return data_bytes_; }
   // Sends this event's records to `other`'s ring (same CPU): PERF_EVENT_IOC_SET_OUTPUT.
   Status RedirectTo(const PerfRing& other);
 

@@ -178,8 +178,8 @@ ProcessSymbols& PerfSampler::Symbols(pid_t pid) {
 // sampling rate (a CPU takes at most cpu_sampling_hz samples a second, whatever the number of
 // threads on it), between 5 and 100 ms. 1 MiB rings with 16 KiB stacks at 199 Hz: ~80 ms.
 TimeNs PerfSampler::DrainIntervalNs() const {
-  if (o_.cpu_sampling_hz <= 0) return 100 * kNsPerMs;
-  const double ring_bytes = static_cast<double>((o_.dwarf_unwind ? kSampleRingPages : kNoStackRingPages) * 4096);
+  if (o_.cpu_sampling_hz <= 0 || rings_.empty()) return 100 * kNsPerMs;
+  const double ring_bytes = static_cast<double>(rings_.front().data_bytes());
   const double sample_bytes = 1024.0 + (o_.dwarf_unwind ? o_.stack_bytes : 0) + 8.0 * 64;  // header, regs, chain
   const double fill_ns = ring_bytes / sample_bytes / o_.cpu_sampling_hz * 1e9;
   return std::clamp(static_cast<TimeNs>(fill_ns / 4), 5 * kNsPerMs, 100 * kNsPerMs);

@@ -49,17 +49,17 @@ Status RuntimeFileReader::ReadMore(const std::function<void(const RuntimeRecord&
     fd_ = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) return NotFound("{}: {}", path_, strerror(errno));
   }
-  // Read and parse a chunk at a time: a file read once at the end of a long run can be large.
-  constexpr size_t kChunk = 4u << 20;
+  // Parsed every 4 MiB: a file read once at the end of a long run can be large.
+  constexpr size_t kParseAt = 4u << 20;
+  char tmp[1 << 16];
   for (;;) {
-    const size_t have = buf_.size();
-    buf_.resize(have + kChunk);
-    ssize_t n = read(fd_, buf_.data() + have, kChunk);
-    buf_.resize(have + static_cast<size_t>(std::max<ssize_t>(n, 0)));
+    ssize_t n = read(fd_, tmp, sizeof(tmp));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    Parse(on_record);
+    buf_.insert(buf_.end(), tmp, tmp + n);
+    if (buf_.size() >= kParseAt) Parse(on_record);
   }
+  Parse(on_record);
   return Status::Ok();
 }
 
