@@ -3,12 +3,16 @@
 // arbiter of duplicates.
 #include <sqlite3.h>
 
+#include <chrono>
 #include <thread>
 
 #include "tune/study_storage.h"
 
 namespace cprof::tune {
 namespace {
+
+// How long a connection waits for another process's lock before giving up.
+constexpr int kBusyTimeoutMs = 60000;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS cprof_tune_studies (
@@ -86,9 +90,18 @@ class SqliteStorage final : public StudyStorage {
       return InvalidInput("{}: cannot open SQLite database: {}", path, msg);
     }
     auto s = std::make_unique<SqliteStorage>(db, path);
-    sqlite3_busy_timeout(db, 60000);
+    sqlite3_busy_timeout(db, kBusyTimeoutMs);
     // WAL + synchronous=NORMAL: a committed transaction survives the process being killed.
-    RETURN_IF_ERROR(s->Exec("PRAGMA journal_mode=WAL"));
+    // Switching a new file to WAL takes a lock SQLite does not wait for (no busy handler): two
+    // workers opening a new study at once got "database is locked". Retried like a busy lock.
+    for (int waited_ms = 0;; waited_ms += 10) {
+      int wal = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+      if (wal == SQLITE_OK) break;
+      if ((wal != SQLITE_BUSY && wal != SQLITE_LOCKED) || waited_ms >= kBusyTimeoutMs) {
+        return Internal("{}: cannot switch to WAL: {}", path, sqlite3_errmsg(db));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     RETURN_IF_ERROR(s->Exec("PRAGMA synchronous=NORMAL"));
     RETURN_IF_ERROR(s->Exec("PRAGMA foreign_keys=ON"));
     RETURN_IF_ERROR(s->WithWriteTransaction([&]() -> Status { return s->Exec(kSchema); }));
