@@ -143,7 +143,7 @@ Command AddTraceCommand(CLI::App& root) {
                   "an unknown or unavailable one is an error");
   cmd->add_option("--sampling_rate", o->sampling_rate,
                   "CPU sampling frequency (\"500Hz\") or share of framework events kept (\"100%\", the "
-                  "default: every operator, CPU samples at 199 Hz)");
+                  "default: every operator, CPU samples at 99 Hz)");
   cmd->add_option("--duration", o->duration, "stop collecting after this long (\"300s\")");
   cmd->add_option("--time_range", o->time_range, "keep only START:END from the target's start (\"10s:20s\")");
   cmd->add_option("--trigger", o->triggers,

@@ -55,21 +55,20 @@ void PerfSampler::Warn(const std::string& m) const {
   if (o_.warn) o_.warn(m);
 }
 
-Status PerfSampler::OpenSampling(pid_t task, bool enable_on_exec) {
+perf_event_attr CpuSamplingAttr(double hz, bool dwarf_unwind, uint32_t stack_bytes) {
   perf_event_attr a{};
   a.size = sizeof(a);
   a.type = PERF_TYPE_SOFTWARE;
   a.config = PERF_COUNT_SW_CPU_CLOCK;
-  a.sample_period = static_cast<uint64_t>(1e9 / o_.cpu_sampling_hz);  // cpu-clock counts ns
+  a.sample_period = static_cast<uint64_t>(1e9 / hz);  // cpu-clock counts ns
   a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
                   PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
-  if (o_.dwarf_unwind) {
+  if (dwarf_unwind) {
     a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     a.sample_regs_user = UnwindRegisterMask();
-    a.sample_stack_user = o_.stack_bytes;
+    a.sample_stack_user = stack_bytes;
   }
   a.disabled = 1;
-  a.enable_on_exec = enable_on_exec ? 1 : 0;
   a.inherit = 1;
   a.exclude_kernel = 1;
   a.exclude_hv = 1;
@@ -80,6 +79,12 @@ Status PerfSampler::OpenSampling(pid_t task, bool enable_on_exec) {
   a.sample_id_all = 1;
   a.use_clockid = 1;
   a.clockid = CLOCK_MONOTONIC;
+  return a;
+}
+
+Status PerfSampler::OpenSampling(pid_t task, bool enable_on_exec) {
+  perf_event_attr a = CpuSamplingAttr(o_.cpu_sampling_hz, o_.dwarf_unwind, o_.stack_bytes);
+  a.enable_on_exec = enable_on_exec ? 1 : 0;
   sample_type_ = a.sample_type;
   const size_t base = rings_.size();
   for (int cpu = 0; cpu < ncpu_; ++cpu) {
@@ -176,7 +181,8 @@ ProcessSymbols& PerfSampler::Symbols(pid_t pid) {
 
 // How often the rings are drained: a quarter of the time a CPU's ring takes to fill at the
 // sampling rate (a CPU takes at most cpu_sampling_hz samples a second, whatever the number of
-// threads on it), between 5 and 100 ms. 1 MiB rings with 16 KiB stacks at 199 Hz: ~80 ms.
+// threads on it), between 5 and 100 ms. 1 MiB rings with 16 KiB stacks: ~80 ms at 199 Hz, the 100 ms
+// cap at the default 99 Hz.
 TimeNs PerfSampler::DrainIntervalNs() const {
   if (o_.cpu_sampling_hz <= 0 || rings_.empty()) return 100 * kNsPerMs;
   const double ring_bytes = static_cast<double>(rings_.front().data_bytes());

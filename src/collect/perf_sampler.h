@@ -23,10 +23,15 @@
 
 namespace cprof {
 
+// The sampling event every target thread gets: cpu-clock at `hz`, IP, time (CLOCK_MONOTONIC),
+// the frame-pointer chain and, with `dwarf_unwind`, registers and `stack_bytes` of user stack;
+// inherited, disabled until enabled. Also used by bench/perf_sample_cost to price one sample.
+perf_event_attr CpuSamplingAttr(double hz, bool dwarf_unwind, uint32_t stack_bytes);
+
 class PerfSampler : public Source {
  public:
   struct Options {
-    double cpu_sampling_hz = 199;  // 0: no sampling (counters only)
+    double cpu_sampling_hz = 99;  // 0: no sampling (counters only)
     bool hardware_counters = true;
     bool require_hardware_counters = false;  // failing to open them is then an error
     bool dwarf_unwind = true;
