@@ -10,10 +10,13 @@
 # medians of a few runs cannot resolve a 2% overhead; the per-round ratio cancels the drift.
 # Reported: the median ratio with a bootstrap 95% interval. Targets (issue 4): trace <=
 # torch.profiler on small and large; trace <= 5% on large.
-# The UNet runs with glibc's mmap and trim thresholds raised, with and without trace: its default
-# heap returns memory to the OS every step, and whether it does depends on the heap's layout, which
-# anything loaded into the process shifts (on this VM by -33% to +25% of the step: page faults at
-# 12 us each, see `diagnose`'s page_fault_churn), so the default heap measures luck, not trace.
+# Page faults on the heap are luck, not profiler cost: glibc returns a large tensor's memory to the
+# OS when it is freed unless an earlier free raised its dynamic mmap threshold, and whether one did
+# depends on everything else the process allocated, a profiler included (12-19 us a fault on this
+# VM). The large-op loop therefore writes its outputs in place (its faults: 3070-3090 in 8
+# iterations under every configuration), and the UNet runs with glibc's mmap and trim thresholds
+# raised, with and without trace: its step moves by -33% to +25% with the heap's layout otherwise
+# (see `diagnose`'s page_fault_churn).
 #   bench/run_trace_overhead_bench.sh [BUILD_DIR] [ROUNDS]      WORKLOADS="unet1 unet2" for a subset
 set -euo pipefail
 build=${1:-build}

@@ -28,7 +28,7 @@ TEST(RecommendRuntimeSlowTest, OversubscribedWorkloadGetsPoolsCappedAtTheCores) 
   const fs::path dir = fs::temp_directory_path() / ("cprof_runtime_slow_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path pb = dir / "oversub.pb";
-  const std::string cmd = binary + " trace --output " + pb.string() + " -- /usr/bin/python3 " CPROF_SOURCE_DIR
+  const std::string cmd = binary + " trace -o " + pb.string() + " -- /usr/bin/python3 " CPROF_SOURCE_DIR
                           "/examples/diagnose/thread_oversubscription.py --steps 12 >" + (dir / "log").string() +
                           " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0);

@@ -148,7 +148,7 @@ Command AddTraceCommand(CLI::App& root) {
   cmd->add_option("--time_range", o->time_range, "keep only START:END from the target's start (\"10s:20s\")");
   cmd->add_option("--trigger", o->triggers,
                   "write a trace only when the expression holds (\"p99_latency>200ms\"); repeatable");
-  cmd->add_option("--output", o->output, "trace file to write (default trace.pb; .json for Chrome JSON)");
+  cmd->add_option("--output,-o", o->output, "trace file to write (default trace.pb; .json for Chrome JSON)");
   cmd->add_option("--format", o->format, "pb or json (default: from the --output extension)");
   cmd->add_option("command", o->command, "the command to run, after `--`")->expected(-1);
   return {cmd, [o](CommandContext& ctx) { return RunTrace(*o, ctx); }};
