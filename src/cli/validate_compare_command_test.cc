@@ -52,5 +52,17 @@ TEST(CompareCommandTest, JsonDocumentListsOpsAndTopRegressions) {
   EXPECT_FALSE(doc.dump().find("Memcpy DtoD") == std::string::npos);
 }
 
+// --help and the report name the same per-op correction (the help once said Holm; compare
+// adjusts with Benjamini-Hochberg, as README and docs/validate.md say).
+TEST(CompareCommandTest, AlphaHelpNamesTheCorrectionTheReportUses) {
+  Result help = RunArgs({"compare", "--help"});
+  ASSERT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("Benjamini-Hochberg"), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("Holm"), std::string::npos) << help.out;
+  Result md = RunArgs({"compare", "--baseline", kControl, "--target", kTest});
+  ASSERT_EQ(md.code, 0) << md.err;
+  EXPECT_NE(md.out.find("Benjamini-Hochberg"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace cprof::cli
