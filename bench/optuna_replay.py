@@ -14,7 +14,10 @@ a user of Optuna would write for these spaces.
   /usr/bin/python3 bench/optuna_replay.py --seeds 50 --budgets 25,50,100,200 --out optuna.json
 
 Output: {"<space>": {"budgets": [...], "best_at": [[best time after each budget] per seed],
-"optuna_version": "..."}}; a budget not reached (the ask cap) records the best so far.
+"evaluations": [evaluations reached per seed], "optuna_version": "..."}}.
+TPE repeats itself more and more as a study goes on, and every ask scans the whole study, so a
+seed stops after --asks-per-evaluation x the largest budget asks (default 10); a budget not
+reached then records the best so far, and "evaluations" says how far each seed got.
 Standard library + optuna only.
 """
 import argparse
@@ -50,7 +53,7 @@ def load(path):
 
 
 def run_seed(args):
-    path, seed, budgets = args
+    path, seed, budgets, asks_per_evaluation = args
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -63,7 +66,7 @@ def run_seed(args):
     best_at = [None] * len(budgets)
     seen = {}
     asks = 0
-    cap = 100 * max_budget
+    cap = asks_per_evaluation * max_budget
     while evaluations < max_budget and asks < cap:
         asks += 1
         trial = study.ask()
@@ -92,7 +95,7 @@ def run_seed(args):
     for i, b in enumerate(budgets):
         if best_at[i] is None and evaluations < b:
             best_at[i] = best if best != float("inf") else None
-    return best_at
+    return best_at, evaluations
 
 
 def main():
@@ -102,6 +105,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=50)
     ap.add_argument("--budgets", default="25,50,100,200")
     ap.add_argument("--spaces", default="", help="comma-separated names (gemm,convolution,...); default all")
+    ap.add_argument("--asks-per-evaluation", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", default="-")
     a = ap.parse_args()
@@ -117,13 +121,14 @@ def main():
         name = os.path.basename(path).split("_")[0]
         if wanted and name not in wanted:
             continue
-        jobs = [(path, seed, budgets) for seed in range(a.seeds)]
+        jobs = [(path, seed, budgets, a.asks_per_evaluation) for seed in range(a.seeds)]
         if a.jobs > 1:
             with multiprocessing.Pool(a.jobs) as pool:
                 runs = pool.map(run_seed, jobs)
         else:
             runs = [run_seed(j) for j in jobs]
-        result[name] = {"budgets": budgets, "best_at": runs, "optuna_version": optuna.__version__}
+        result[name] = {"budgets": budgets, "best_at": [r[0] for r in runs], "evaluations": [r[1] for r in runs],
+                        "optuna_version": optuna.__version__}
         sys.stderr.write("optuna_replay: %s done (%d seeds)\n" % (name, a.seeds))
     text = json.dumps(result) + "\n"
     if a.out == "-":
