@@ -75,7 +75,8 @@ test-sanitize-ci:
 bench: build
 	bench/run_benchmarks.sh $(BUILD_DIR)
 
-# cann-profiler and cann-auto-tune (the same program, `tune` implied) into $(PREFIX)/bin.
+# cann-profiler and cann-auto-tune (the same program, `tune` implied) into $(PREFIX)/bin, trace's
+# runtime (preload libraries, Python shim) into $(PREFIX)/lib/cann-profiler/runtime.
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 

@@ -41,12 +41,22 @@ std::string Prepend(const char* var, const std::string& value, char sep) {
 
 }  // namespace
 
+std::string RuntimeDirForExecutable(const std::filesystem::path& exe) {
+  const std::filesystem::path build_tree = exe.parent_path() / "runtime";
+  const std::filesystem::path installed = exe.parent_path() / ".." / "lib" / "cann-profiler" / "runtime";
+  std::error_code ec;
+  for (const std::filesystem::path& dir : {build_tree, installed}) {
+    if (std::filesystem::exists(dir / "libcprof_preload.so", ec)) return dir.string();
+  }
+  return build_tree.string();
+}
+
 std::string DefaultRuntimeDir() {
   if (const char* env = getenv("CPROF_RUNTIME_DIR"); env != nullptr && *env != '\0') return env;
   std::error_code ec;
   std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return "runtime";
-  return (exe.parent_path() / "runtime").string();
+  return RuntimeDirForExecutable(exe);
 }
 
 Collection::Collection(const CollectOptions& options) : options_(options) {}

@@ -14,6 +14,7 @@
 // import stats. Times are CLOCK_MONOTONIC ns. One thread uses a Collection; one at a time.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,7 +69,14 @@ class Collection {
 };
 
 // The folder with the preload libraries and the Python shim: $CPROF_RUNTIME_DIR, else
-// <dir of the running executable>/runtime.
+// RuntimeDirForExecutable(the running executable).
 std::string DefaultRuntimeDir();
+
+// Where the runtime sits beside the executable `exe`: <dir>/runtime in a build tree, else
+// <dir>/../lib/cann-profiler/runtime, where `make install` puts it (src/collect/CMakeLists.txt);
+// the first that holds libcprof_preload.so, and the build-tree one when neither does.
+//
+//   RuntimeDirForExecutable("/usr/local/bin/cann-profiler")   // "/usr/local/bin/../lib/cann-profiler/runtime"
+std::string RuntimeDirForExecutable(const std::filesystem::path& exe);
 
 }  // namespace cprof

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -29,6 +31,27 @@ TEST(CommandLineTest, SplitsLikeAShell) {
   EXPECT_FALSE(SplitCommandLine("python3 'oops").ok());
   EXPECT_FALSE(SplitCommandLine("   ").ok());
   EXPECT_EQ(JoinCommandLine({"a", "b c", "it's"}), "a 'b c' 'it'\\''s'");
+}
+
+// An installed cann-profiler (make install: bin/ and lib/cann-profiler/runtime/) finds its runtime;
+// before, it looked only in bin/runtime and traced without the framework layers.
+TEST(RuntimeDirTest, BuildTreeFirstThenTheInstalledLayout) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("cprof_runtime_dir_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto touch = [](const fs::path& p) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << "x";
+  };
+  const fs::path exe = root / "prefix" / "bin" / "cann-profiler";
+  const fs::path installed = root / "prefix" / "bin" / ".." / "lib" / "cann-profiler" / "runtime";
+  touch(exe);
+  EXPECT_EQ(RuntimeDirForExecutable(exe), (exe.parent_path() / "runtime").string());  // neither: named in the warning
+  touch(root / "prefix" / "lib" / "cann-profiler" / "runtime" / "libcprof_preload.so");
+  EXPECT_EQ(RuntimeDirForExecutable(exe), installed.string());
+  touch(exe.parent_path() / "runtime" / "libcprof_preload.so");
+  EXPECT_EQ(RuntimeDirForExecutable(exe), (exe.parent_path() / "runtime").string());
+  fs::remove_all(root);
 }
 
 TEST(CollectOptionsTest, ParsesSamplingRateAndScope) {
