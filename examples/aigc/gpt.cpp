@@ -37,10 +37,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cann_profiler/cprof.h"
+#include "workload_util.h"
 
 namespace {
 
@@ -61,58 +63,33 @@ struct Options {
   int seed = 0;
 };
 
-// Parses --name value, --name=value (and --name-with-dashes); returns false with a message on
-// anything else.
+constexpr char kUsage[] =
+    "usage: gpt [--kv_cache prealloc|cat|none] [--attention naive|fused] [--linear blas|onednn]\n"
+    "           [--threads N]\n"
+    "           [--batch B] [--max_tokens N] [--prompt_len P] [--seed S]\n";
+
+// Parses the flags into `o`; returns false with a message on anything else.
 bool ParseFlags(int argc, char** argv, Options* o) {
   std::map<std::string, std::string> kv;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::printf(
-          "usage: gpt [--kv_cache prealloc|cat|none] [--attention naive|fused] [--linear blas|onednn]\n"
-          "           [--threads N]\n"
-          "           [--batch B] [--max_tokens N] [--prompt_len P] [--seed S]\n");
-      std::exit(0);
-    }
-    if (a.rfind("--", 0) != 0) {
-      std::fprintf(stderr, "gpt: unexpected argument '%s'\n", a.c_str());
-      return false;
-    }
-    a = a.substr(2);
-    std::string value;
-    if (auto eq = a.find('='); eq != std::string::npos) {
-      value = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      std::fprintf(stderr, "gpt: --%s needs a value\n", a.c_str());
-      return false;
-    }
-    std::replace(a.begin(), a.end(), '-', '_');
-    if (a == "num_threads") a = "threads";  // the name `tune --from_diagnosis` uses
-    kv[a] = value;
-  }
+  if (!aigc::SplitFlags(argc, argv, "gpt", kUsage, &kv)) return false;
   for (const auto& [k, v] : kv) {
-    char* end = nullptr;
-    long n = std::strtol(v.c_str(), &end, 10);
-    bool is_int = !v.empty() && *end == '\0';
+    std::optional<int> n = aigc::IntValue(v);
     if (k == "kv_cache") {
       o->kv_cache = v;
     } else if (k == "attention") {
       o->attention = v;
     } else if (k == "linear") {
       o->linear = v;
-    } else if (k == "threads" && is_int) {
-      o->threads = static_cast<int>(n);
-    } else if (k == "batch" && is_int) {
-      o->batch = static_cast<int>(n);
-    } else if (k == "max_tokens" && is_int) {
-      o->max_tokens = static_cast<int>(n);
-    } else if (k == "prompt_len" && is_int) {
-      o->prompt_len = static_cast<int>(n);
-    } else if (k == "seed" && is_int) {
-      o->seed = static_cast<int>(n);
+    } else if (k == "threads" && n) {
+      o->threads = *n;
+    } else if (k == "batch" && n) {
+      o->batch = *n;
+    } else if (k == "max_tokens" && n) {
+      o->max_tokens = *n;
+    } else if (k == "prompt_len" && n) {
+      o->prompt_len = *n;
+    } else if (k == "seed" && n) {
+      o->seed = *n;
     } else {
       std::fprintf(stderr, "gpt: bad flag --%s=%s\n", k.c_str(), v.c_str());
       return false;
@@ -309,28 +286,6 @@ class Gpt {
   std::vector<std::vector<Cache>> caches_;  // [layer][1 or head]
 };
 
-double PeakRssMb() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss / 1024.0;  // KiB on Linux
-}
-
-// CPU time of the whole process (every thread), ms: with wall time it tells computing from
-// waiting, and it is what a loaded machine disturbs least.
-double ProcessCpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-double Percentile(std::vector<double> v, double p) {  // linear interpolation (numpy's default)
-  std::sort(v.begin(), v.end());
-  double idx = p / 100.0 * (v.size() - 1);
-  size_t lo = static_cast<size_t>(idx);
-  size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (idx - lo);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -361,7 +316,7 @@ int main(int argc, char** argv) {
   double prefill_ms = std::chrono::duration<double, std::milli>(Clock::now() - run_start).count();
   auto seq = prompt;
   std::vector<double> step_ms;
-  double cpu_start = ProcessCpuMs();
+  double cpu_start = aigc::ProcessCpuMs();
   auto decode_start = Clock::now();
   for (int s = 0; s < o.max_tokens; ++s) {
     // A span named ProfilerStep#<s>, which the step detector reads like cprof_step(s) but
@@ -385,7 +340,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(next[0][0].item<int64_t>()));
   }
   double decode_s = std::chrono::duration<double>(Clock::now() - decode_start).count();
-  double cpu_ms = (ProcessCpuMs() - cpu_start) / step_ms.size();
+  double cpu_ms = (aigc::ProcessCpuMs() - cpu_start) / step_ms.size();
   double mean = 0;
   for (double v : step_ms) mean += v;
   mean /= step_ms.size();
@@ -393,7 +348,7 @@ int main(int argc, char** argv) {
       "{\"latency_ms\": %.4f, \"p99_ms\": %.4f, \"cpu_ms\": %.4f, \"tokens_per_s\": %.2f, \"mem_mb\": %.1f, "
       "\"prefill_ms\": %.3f, \"steps\": %d, \"batch\": %d, \"threads\": %d, \"kv_cache\": \"%s\", "
       "\"attention\": \"%s\", \"linear\": \"%s\"}\n",
-      mean, Percentile(step_ms, 99), cpu_ms, o.batch * o.max_tokens / decode_s, PeakRssMb(), prefill_ms,
+      mean, aigc::Percentile(step_ms, 99), cpu_ms, o.batch * o.max_tokens / decode_s, aigc::PeakRssMb(), prefill_ms,
       o.max_tokens, o.batch, o.threads, o.kv_cache.c_str(), o.attention.c_str(), o.linear.c_str());
   std::fflush(stdout);
   return 0;

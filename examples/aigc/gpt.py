@@ -12,33 +12,16 @@ Steps are marked with the cann-profiler Python SDK (`cprof`, on PYTHONPATH under
 with torch.profiler.record_function("ProfilerStep#N").
 """
 import argparse
-import contextlib
 import json
 import math
-import resource
 import time
 
 import torch
 
-try:
-    import cprof
-except ImportError:
-    cprof = None
+from workload_util import peak_rss_mb, percentile, span, step_marker
 
 LAYERS, DIM, HEADS, VOCAB = 6, 384, 6, 8192
 HEAD_DIM = DIM // HEADS
-
-
-def step_marker(i):
-    """Step i as a span named ProfilerStep#i: the SDK's (read like cprof.step(i), but it ends
-    exactly at the end of the step), else torch.profiler's record_function."""
-    if cprof is not None:
-        return cprof.span("ProfilerStep#%d" % i)
-    return torch.profiler.record_function("ProfilerStep#%d" % i)
-
-
-def span(name):
-    return cprof.span(name) if cprof is not None else contextlib.nullcontext()
 
 
 class Linear:
@@ -164,14 +147,6 @@ class Gpt:
         return L["o"](torch.cat(outs, -1))
 
 
-def percentile(v, p):
-    v = sorted(v)
-    idx = p / 100.0 * (len(v) - 1)
-    lo = int(idx)
-    hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (v[hi] - v[lo]) * (idx - lo)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--kv_cache", "--kv-cache", choices=["prealloc", "cat", "none"], default="cat")
@@ -220,7 +195,7 @@ def main():
         "p99_ms": round(percentile(step_ms, 99), 4),
         "cpu_ms": round((time.process_time() - cpu_start) * 1e3 / len(step_ms), 4),
         "tokens_per_s": round(a.batch * a.max_tokens / decode_s, 2),
-        "mem_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
+        "mem_mb": peak_rss_mb(),
         "prefill_ms": round(prefill_ms, 3), "steps": a.max_tokens, "batch": a.batch,
         "threads": a.threads, "kv_cache": a.kv_cache, "attention": a.attention,
         "linear": a.linear}), flush=True)

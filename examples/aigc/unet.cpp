@@ -40,10 +40,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cann_profiler/cprof.h"
+#include "workload_util.h"
 
 namespace {
 
@@ -62,60 +64,35 @@ struct Options {
   int seed = 0;
 };
 
-// Parses --name value, --name=value (and --name-with-dashes); returns false with a message on
-// anything else.
+constexpr char kUsage[] =
+    "usage: unet [--memory_format contiguous|channels_last|mixed] [--fused_conv 0|1]\n"
+    "            [--threads N] [--batch B] [--image_size S] [--steps N] [--channels C]\n"
+    "            [--seed S] [--heap os|keep]\n";
+
+// Parses the flags into `o`; returns false with a message on anything else.
 bool ParseFlags(int argc, char** argv, Options* o) {
   std::map<std::string, std::string> kv;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      std::printf(
-          "usage: unet [--memory_format contiguous|channels_last|mixed] [--fused_conv 0|1]\n"
-          "            [--threads N] [--batch B] [--image_size S] [--steps N] [--channels C]\n"
-          "            [--seed S] [--heap os|keep]\n");
-      std::exit(0);
-    }
-    if (a.rfind("--", 0) != 0) {
-      std::fprintf(stderr, "unet: unexpected argument '%s'\n", a.c_str());
-      return false;
-    }
-    a = a.substr(2);
-    std::string value;
-    if (auto eq = a.find('='); eq != std::string::npos) {
-      value = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      std::fprintf(stderr, "unet: --%s needs a value\n", a.c_str());
-      return false;
-    }
-    std::replace(a.begin(), a.end(), '-', '_');
-    if (a == "num_threads") a = "threads";  // the name `tune --from_diagnosis` uses
-    kv[a] = value;
-  }
+  if (!aigc::SplitFlags(argc, argv, "unet", kUsage, &kv)) return false;
   for (const auto& [k, v] : kv) {
-    char* end = nullptr;
-    long n = std::strtol(v.c_str(), &end, 10);
-    bool is_int = !v.empty() && *end == '\0';
+    std::optional<int> n = aigc::IntValue(v);
     if (k == "memory_format") {
       o->memory_format = v == "contiguous_format" ? "contiguous" : v;  // torch's spelling too
     } else if (k == "heap") {
       o->heap = v;
-    } else if (k == "fused_conv" && is_int) {
-      o->fused_conv = static_cast<int>(n);
-    } else if (k == "threads" && is_int) {
-      o->threads = static_cast<int>(n);
-    } else if (k == "batch" && is_int) {
-      o->batch = static_cast<int>(n);
-    } else if (k == "image_size" && is_int) {
-      o->image_size = static_cast<int>(n);
-    } else if (k == "steps" && is_int) {
-      o->steps = static_cast<int>(n);
-    } else if (k == "channels" && is_int) {
-      o->channels = static_cast<int>(n);
-    } else if (k == "seed" && is_int) {
-      o->seed = static_cast<int>(n);
+    } else if (k == "fused_conv" && n) {
+      o->fused_conv = *n;
+    } else if (k == "threads" && n) {
+      o->threads = *n;
+    } else if (k == "batch" && n) {
+      o->batch = *n;
+    } else if (k == "image_size" && n) {
+      o->image_size = *n;
+    } else if (k == "steps" && n) {
+      o->steps = *n;
+    } else if (k == "channels" && n) {
+      o->channels = *n;
+    } else if (k == "seed" && n) {
+      o->seed = *n;
     } else {
       std::fprintf(stderr, "unet: bad flag --%s=%s\n", k.c_str(), v.c_str());
       return false;
@@ -336,28 +313,6 @@ class UNet {
   std::vector<Resample> down_sample_, up_sample_;
 };
 
-double PeakRssMb() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss / 1024.0;  // KiB on Linux
-}
-
-// CPU time of the whole process (every thread), ms: with wall time it tells computing from
-// waiting, and it is what a loaded machine disturbs least.
-double ProcessCpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-double Percentile(std::vector<double> v, double p) {  // linear interpolation (numpy's default)
-  std::sort(v.begin(), v.end());
-  double idx = p / 100.0 * (v.size() - 1);
-  size_t lo = static_cast<size_t>(idx);
-  size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (idx - lo);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -376,7 +331,7 @@ int main(int argc, char** argv) {
   unet(x, 999.0);  // warm-up (oneDNN primitive creation, allocator), not measured
 
   std::vector<double> step_ms;
-  double cpu_start = ProcessCpuMs();
+  double cpu_start = aigc::ProcessCpuMs();
   auto start = Clock::now();
   for (int s = 0; s < o.steps; ++s) {
     // A span named ProfilerStep#<s>, which the step detector reads like cprof_step(s) but
@@ -394,7 +349,7 @@ int main(int argc, char** argv) {
     std::printf("{\"step\": %d, \"ms\": %.3f, \"t\": %.1f}\n", s, ms, t);
   }
   double total_s = std::chrono::duration<double>(Clock::now() - start).count();
-  double cpu_ms = (ProcessCpuMs() - cpu_start) / step_ms.size();
+  double cpu_ms = (aigc::ProcessCpuMs() - cpu_start) / step_ms.size();
   double mean = 0;
   for (double v : step_ms) mean += v;
   mean /= step_ms.size();
@@ -402,7 +357,7 @@ int main(int argc, char** argv) {
       "{\"latency_ms\": %.4f, \"p99_ms\": %.4f, \"cpu_ms\": %.4f, \"images_per_s\": %.3f, \"mem_mb\": %.1f, "
       "\"x_norm\": %.4f, \"steps\": %d, \"batch\": %d, \"threads\": %d, \"memory_format\": \"%s\", "
       "\"fused_conv\": %d}\n",
-      mean, Percentile(step_ms, 99), cpu_ms, o.batch / total_s, PeakRssMb(), x.norm().item<double>(), o.steps,
+      mean, aigc::Percentile(step_ms, 99), cpu_ms, o.batch / total_s, aigc::PeakRssMb(), x.norm().item<double>(), o.steps,
       o.batch, o.threads, o.memory_format.c_str(), o.fused_conv);
   std::fflush(stdout);
   return 0;

@@ -13,34 +13,17 @@ Steps are marked with the cann-profiler Python SDK (`cprof`, on PYTHONPATH under
 with torch.profiler.record_function("ProfilerStep#N").
 """
 import argparse
-import contextlib
 import ctypes
 import json
 import math
-import resource
 import time
 
 import torch
 import torch.nn.functional as F
 
-try:
-    import cprof
-except ImportError:
-    cprof = None
+from workload_util import peak_rss_mb, percentile, span, step_marker
 
 LATENT_CHANNELS, GROUPS = 4, 8
-
-
-def step_marker(i):
-    """Step i as a span named ProfilerStep#i: the SDK's (read like cprof.step(i), but it ends
-    exactly at the end of the step), else torch.profiler's record_function."""
-    if cprof is not None:
-        return cprof.span("ProfilerStep#%d" % i)
-    return torch.profiler.record_function("ProfilerStep#%d" % i)
-
-
-def span(name):
-    return cprof.span(name) if cprof is not None else contextlib.nullcontext()
 
 
 class Layouts:
@@ -194,14 +177,6 @@ class UNet:
         return self.out_conv(F.silu(self.out_norm(h.contiguous(memory_format=self.out_fmt))), False)
 
 
-def percentile(v, p):
-    v = sorted(v)
-    idx = p / 100.0 * (len(v) - 1)
-    lo = int(idx)
-    hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (v[hi] - v[lo]) * (idx - lo)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--memory_format", "--memory-format",
@@ -251,7 +226,7 @@ def main():
         "p99_ms": round(percentile(step_ms, 99), 4),
         "cpu_ms": round((time.process_time() - cpu_start) * 1e3 / len(step_ms), 4),
         "images_per_s": round(a.batch / total_s, 3),
-        "mem_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1),
+        "mem_mb": peak_rss_mb(),
         "x_norm": round(float(x.norm()), 4), "steps": a.steps, "batch": a.batch,
         "threads": a.threads, "memory_format": a.memory_format, "fused_conv": a.fused_conv}), flush=True)
     return 0
