@@ -65,9 +65,11 @@ std::vector<std::string> NormalizeFlagSpellings(const CLI::App& app, std::vector
   return args;
 }
 
-void AddOutputOptions(CLI::App* cmd, OutputOptions* o, std::string_view formats_help) {
-  cmd->add_option("--format", o->format, std::string("output format: ") + std::string(formats_help) +
-                                             " (default: from --output's extension, else text)");
+void AddOutputOptions(CLI::App* cmd, OutputOptions* o, std::string_view formats_help,
+                      std::string_view default_format) {
+  cmd->add_option("--format", o->format,
+                  fmt::format("output format: {} (default: from --output's extension, else {})", formats_help,
+                              default_format));
   cmd->add_option("--output,-o", o->output, "write the result to this file (atomically) instead of stdout");
   cmd->add_flag("--json", o->json, "same as --format json");
 }

@@ -64,7 +64,9 @@ struct OutputOptions {
   std::string output{};  // empty: stdout
   bool json = false;
 };
-void AddOutputOptions(CLI::App* cmd, OutputOptions* options, std::string_view formats_help);
+// `default_format` is only named in the help: pass ResolveOutputFormat the same one.
+void AddOutputOptions(CLI::App* cmd, OutputOptions* options, std::string_view formats_help,
+                      std::string_view default_format = "text");
 
 // The chosen format, one of `allowed` (e.g. {"text", "json"}). kInvalidInput when --format is
 // not allowed, when --json contradicts --format, or when the --output extension says nothing.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/commands.h"
+#include "cli/cli_test_util.h"
 
 namespace cprof::cli {
 namespace {
@@ -57,6 +58,18 @@ TEST(CliCommonTest, OutputFormatChoice) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(bad.status().message().find("report.html"), std::string::npos);
+}
+
+// --format's help names the format each command falls back to (it said "else text" for
+// diagnose and recommend-runtime, which write YAML, and generate-plan, which writes Markdown).
+TEST(CliCommonTest, FormatHelpNamesEachCommandsOwnDefault) {
+  const std::pair<const char*, const char*> kDefaults[] = {
+      {"diagnose", "yaml"}, {"recommend-runtime", "yaml"}, {"generate-plan", "md"}, {"summary", "text"}};
+  for (const auto& [cmd, format] : kDefaults) {
+    cli_test::Result r = cli_test::RunArgs({cmd, "--help"});
+    ASSERT_EQ(r.code, 0) << cmd;
+    EXPECT_NE(r.out.find(std::string("extension, else ") + format + ")"), std::string::npos) << cmd << "\n" << r.out;
+  }
 }
 
 TEST(CliCommonTest, JsonDocumentsCarrySchemaVersion) {

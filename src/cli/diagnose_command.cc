@@ -119,7 +119,7 @@ Command AddDiagnoseCommand(CLI::App& root) {
   cmd->add_option("--time_range", o->time_range,
                   "only this part of the trace, relative to its start: A:B with units (1s:2.5s, :300ms)");
   cmd->add_option("--case_library", o->case_library, "cite similar past cases from this case-card folder");
-  AddOutputOptions(cmd, &o->output, "yaml (default), json, md");
+  AddOutputOptions(cmd, &o->output, "yaml, json, md", "yaml");
   return {cmd, [o](CommandContext& ctx) { return RunDiagnose(*o, ctx); }};
 }
 

@@ -66,7 +66,7 @@ Command AddGeneratePlanCommand(CLI::App& root) {
                   "low (settings only), medium (default: also layout, pipeline, API swaps) or high (also fusion, "
                   "rewrites)");
   cmd->add_option("--min_confidence", o->min_confidence, "findings below this are not planned (default 0.3)");
-  AddOutputOptions(cmd, &o->output, "md (default) or json");
+  AddOutputOptions(cmd, &o->output, "md or json", "md");
   return {cmd, [o](CommandContext& ctx) { return RunGeneratePlan(*o, ctx); }};
 }
 

@@ -52,7 +52,7 @@ Command AddRecommendRuntimeCommand(CLI::App& root) {
   CLI::App* cmd = root.add_subcommand("recommend-runtime",
                                       "thread, allocator, environment and batch settings from a trace, with reasons");
   cmd->add_option("--trace", o->trace, "trace file or folder (any supported format)")->required();
-  AddOutputOptions(cmd, &o->output, "yaml (default) or json");
+  AddOutputOptions(cmd, &o->output, "yaml or json", "yaml");
   return {cmd, [o](CommandContext& ctx) { return RunRecommendRuntime(*o, ctx); }};
 }
 
