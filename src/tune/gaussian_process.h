@@ -6,8 +6,10 @@
 //   gp.Predict(Xc, &mean, &var);
 //
 // Hyperparameters (one length scale per input column, signal and noise variance) maximize the
-// log marginal likelihood plus weak log-normal priors, by Rprop on the analytic gradient, starting
-// from the previous fit (warm start) and from a default; the better of the two is kept.
+// log marginal likelihood plus priors (a sparsity prior on the length scales: a column matters
+// only when the data say so; weak log-normal priors on signal and noise), by Rprop on the
+// analytic gradient, starting from the previous fit (warm start) and from a default; the better
+// of the two is kept.
 // Not thread-safe.
 #pragma once
 
