@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/commands.h"
 #include "cli/cli_test_util.h"
+#include "cli/commands.h"
 
 namespace cprof::cli {
 namespace {
@@ -68,7 +68,8 @@ TEST(CliCommonTest, FormatHelpNamesEachCommandsOwnDefault) {
   for (const auto& [cmd, format] : kDefaults) {
     cli_test::Result r = cli_test::RunArgs({cmd, "--help"});
     ASSERT_EQ(r.code, 0) << cmd;
-    EXPECT_NE(r.out.find(std::string("extension, else ") + format + ")"), std::string::npos) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find(std::string("extension, else ") + format + ")"), std::string::npos) << cmd << "\n"
+                                                                                             << r.out;
   }
 }
 

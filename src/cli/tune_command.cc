@@ -356,9 +356,11 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_option("--sampler", o->sampler, "auto (default), gp, tpe, evolution or random");
   cmd->add_option("--repeats", o->repeats, "measurements per configuration; clearly worse ones stop early (racing)");
   cmd->add_option("--timeout", o->timeout, "kill a trial's process group after this long (\"60s\"); the trial fails");
-  cmd->add_option("--storage", o->storage,
-                  "sqlite:///study.db (default: sqlite://cann-tune.db; memory with --replay), "
-                  "postgresql://user@host/db for many workers, or memory");
+  cmd->add_option(
+      "--storage", o->storage,
+      "sqlite://study.db (relative; sqlite:///abs/path.db; default: sqlite://cann-tune.db; memory with "
+      "--replay), "
+      "postgresql://user@host/db for many workers, or memory");
   cmd->add_option("--study", o->study, "study name (default: derived from the space, objective and command, so "
                                        "rerunning the same command resumes it)");
   cmd->add_option("--workers", o->workers, "trials to run at once in this process");

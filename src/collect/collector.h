@@ -76,7 +76,8 @@ std::string DefaultRuntimeDir();
 // <dir>/../lib/cann-profiler/runtime, where `make install` puts it (src/collect/CMakeLists.txt);
 // the first that holds libcprof_preload.so, and the build-tree one when neither does.
 //
-//   RuntimeDirForExecutable("/usr/local/bin/cann-profiler")   // "/usr/local/bin/../lib/cann-profiler/runtime"
+//   RuntimeDirForExecutable("/usr/local/bin/cann-profiler")
+//       // -> "/usr/local/bin/../lib/cann-profiler/runtime" once make install put it there
 std::string RuntimeDirForExecutable(const std::filesystem::path& exe);
 
 }  // namespace cprof

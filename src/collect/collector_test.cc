@@ -46,7 +46,8 @@ TEST(RuntimeDirTest, BuildTreeFirstThenTheInstalledLayout) {
   const fs::path exe = root / "prefix" / "bin" / "cann-profiler";
   const fs::path installed = root / "prefix" / "bin" / ".." / "lib" / "cann-profiler" / "runtime";
   touch(exe);
-  EXPECT_EQ(RuntimeDirForExecutable(exe), (exe.parent_path() / "runtime").string());  // neither: named in the warning
+  // Neither holds the runtime: the build-tree folder, which the warning names.
+  EXPECT_EQ(RuntimeDirForExecutable(exe), (exe.parent_path() / "runtime").string());
   touch(root / "prefix" / "lib" / "cann-profiler" / "runtime" / "libcprof_preload.so");
   EXPECT_EQ(RuntimeDirForExecutable(exe), installed.string());
   touch(exe.parent_path() / "runtime" / "libcprof_preload.so");
