@@ -87,8 +87,11 @@ nlohmann::ordered_json ParamsJson(const std::map<std::string, std::string>& para
 
 // The chosen configuration as runtime_adjustment.yaml (the schema recommend-runtime writes), to
 // --runtime_adjustment, default runtime_adjustment.yaml when the study started from a diagnosis.
+// `guided`: the values the guided start gave (parameter -> value as text); where the study chose
+// otherwise, the reason says that the finding's fix measured worse.
 Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, std::string>& params,
-                         const std::optional<DiagnosisGuidance>& guidance, const std::string& result,
+                         const std::optional<DiagnosisGuidance>& guidance,
+                         const std::map<std::string, std::string>& guided, const std::string& result,
                          CommandContext& ctx) {
   std::string device = "cpu", trace;
   uint64_t hash = 0;
@@ -98,8 +101,13 @@ Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, st
     trace = d.trace_path;
     hash = d.content_hash;
   }
-  RuntimeAdjustment a = RuntimeAdjustmentFromTuned(params, guidance ? guidance->why : std::map<std::string, std::string>{},
-                                                   device, result);
+  std::map<std::string, std::string> why = guidance ? guidance->why : std::map<std::string, std::string>{};
+  for (const auto& [param, value] : guided) {
+    auto chosen = params.find(param);
+    if (chosen != params.end() && chosen->second != value && why.count(param))
+      why[param] += fmt::format("; its fix {}={} measured worse", param, value);
+  }
+  RuntimeAdjustment a = RuntimeAdjustmentFromTuned(params, why, device, result);
   a.trace = trace;
   a.content_hash = hash;
   a.diagnosis = o.from_diagnosis;
@@ -189,6 +197,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   topt.seed = o.seed;
   topt.default_first = !o.no_default;
   std::string guided_text;
+  std::map<std::string, std::string> guided_values;
   if (guidance) {
     // The guided start: the values the space's `fixes:` give for the diagnosed categories.
     if (std::optional<GuidedStart> start = GuidedStartFor(space, space_file.fixes, *guidance)) {
@@ -199,6 +208,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
         for (const auto& [param, why] : start->why) {
           text += fmt::format("{}{}={} ({})", text.empty() ? "" : ", ", param, FormatValue(start->values.at(param)), why);
           guidance->why[param] = why;
+          guided_values[param] = FormatValue(start->values.at(param));
         }
         guided_text = text;
         if (!o.quiet) ctx.err << "guided start from " << o.from_diagnosis << ": " << text << "\n";
@@ -336,7 +346,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     const std::string result = fmt::format("tune: best of {} trials ({} = {}{})", r.evaluations, objective_name,
                                            best_value ? FormatValueText(*best_value) : "?",
                                            improvement ? fmt::format(", {:+.1f}% vs the default", 100 * *improvement) : "");
-    RETURN_IF_ERROR(WriteTunedRuntime(o, r.trials[*r.best].params, guidance, result, ctx));
+    RETURN_IF_ERROR(WriteTunedRuntime(o, r.trials[*r.best].params, guidance, guided_values, result, ctx));
   }
   return r.best ? ExitCode::kOk : ExitCode::kVerdictFailed;
 }

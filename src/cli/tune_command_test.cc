@@ -250,5 +250,32 @@ TEST(TuneCommandTest, InstalledAsCannAutoTune) {
   EXPECT_EQ(j["trials"], 5);
 }
 
+// --from_diagnosis with a space whose `fixes:` answer a finding: the study starts from the fix, and
+// when a measurement overrules it, runtime_adjustment.yaml says so instead of crediting the finding.
+TEST(TuneCommandTest, RuntimeAdjustmentSaysWhenTheFindingsFixMeasuredWorse) {
+  fs::path dir = TempDir("guided");
+  const std::string report = (dir / "report.yaml").string();
+  ProcessResult d = RunProcess({kBinary, "diagnose", "--trace",
+                                CPROF_FIXTURES_DIR "/kineto/hta/nccl_parser_config/nccl_data.json.gz", "--output",
+                                report},
+                               {}, 120 * kNsPerS, "/tmp");
+  ASSERT_EQ(d.exit_code, 0) << d.err;  // its top finding: device_idle (confidence 0.80)
+  const std::string space = (dir / "space.yaml").string();
+  std::ofstream(space) << "parameters:\n"
+                          "  - {name: x, type: int, low: 0, high: 3, default: 1, fixes: {device_idle: 3}}\n"
+                          "  - {name: y, type: int, low: 0, high: 3, default: 0}\n";
+  const std::string yaml = (dir / "runtime_adjustment.yaml").string();
+  // x = 0 is best; the finding's fix (x = 3) is the worst value.
+  ProcessResult r = Tune({"--space", space, "--from_diagnosis", report, "--runtime_adjustment", yaml, "--budget", "16",
+                          "--sampler", "random", "--seed", "1", "--quiet", "--", "/bin/sh", "-c",
+                          "echo \"{{\\\"ms\\\": $(( $1 * 10 + $2 + 1 ))}}\"", "sh", "{x}", "{y}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(yaml);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("tuned because of device_idle"), std::string::npos) << text;
+  EXPECT_NE(text.find("its fix x=3 measured worse"), std::string::npos) << text;
+  EXPECT_EQ(text.find("suggested by"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace cprof::cli

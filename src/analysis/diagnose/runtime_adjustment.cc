@@ -40,7 +40,7 @@ RuntimeAdjustment RuntimeAdjustmentFromTuned(const std::map<std::string, std::st
   a.device = device;
   for (const auto& [name, value] : params) {
     const auto w = why.find(name);
-    const std::string reason = result + (w == why.end() ? "" : "; suggested by " + w->second);
+    const std::string reason = result + (w == why.end() ? "" : "; tuned because of " + w->second);
     if (name == "num_threads") {
       a.Set(RuntimeSection::kThreads, "intra_op", value, reason);
       a.Set(RuntimeSection::kEnv, "OMP_NUM_THREADS", value, reason);
