@@ -12,6 +12,7 @@
 #include "analysis/compare/op_map.h"
 #include "analysis/compare/trace_diff.h"
 #include "cli/commands.h"
+#include "cli/time_range_option.h"
 #include "model/trace.h"
 #include "report/compare/pdf_renderer.h"
 #include "report/compare/trace_diff_report.h"
@@ -32,12 +33,8 @@ struct CompareCommandOptions {
 };
 
 StatusOr<TimeWindow> Window(const Trace& t, const std::string& text, const char* flag) {
-  if (text.empty()) return TimeWindow{};
-  StatusOr<TimeRange> range = ParseTimeRange(text);
-  if (!range.ok()) return range.status().WithContext(flag);
-  if (range->start && range->end && *range->end <= *range->start)
-    return InvalidInput("{} {}: the end must be after the start", flag, text);
-  return TimeWindow::FromRange(t, *range);
+  ASSIGN_OR_RETURN(std::optional<TimeRange> range, ParseTimeRangeOption(text, flag));
+  return WindowInTrace(t, range, text, flag);
 }
 
 std::string Label(const std::string& path, const std::string& range) {

@@ -11,6 +11,7 @@
 #include "analysis/diagnose/diagnose.h"
 #include "base/time_units.h"
 #include "cli/commands.h"
+#include "cli/time_range_option.h"
 #include "report/diagnose/case_library.h"
 #include "report/diagnose/diagnosis_json.h"
 #include "report/diagnose/diagnosis_markdown.h"
@@ -84,16 +85,9 @@ CommandResult RunDiagnose(const DiagnoseCliOptions& o, CommandContext& ctx) {
     ASSIGN_OR_RETURN(options.slow_threshold_ns, ParseThreshold(o.threshold));
     options.threshold_text = o.threshold;
   }
-  std::optional<TimeRange> range;
-  if (!o.time_range.empty()) {
-    StatusOr<TimeRange> r = ParseTimeRange(o.time_range);
-    if (!r.ok()) return r.status().WithContext("--time_range");
-    if (r->start && r->end && *r->end <= *r->start)
-      return InvalidInput("--time_range {}: the end must be after the start", o.time_range);
-    range = *r;
-  }
+  ASSIGN_OR_RETURN(std::optional<TimeRange> range, ParseTimeRangeOption(o.time_range));
   ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace, ctx.import));
-  if (range) options.window = TimeWindow::FromRange(trace, *range);
+  ASSIGN_OR_RETURN(options.window, WindowInTrace(trace, range, o.time_range));
   Diagnosis d = Diagnose(trace, options);
   d.trace_path = o.trace;
   if (!o.case_library.empty()) RETURN_IF_ERROR(CiteSimilarCases(o.case_library, &d));  // case_library.h

@@ -2,6 +2,7 @@
 #include "cli/summary_report.h"
 
 #include "base/time_units.h"
+#include "cli/time_range_option.h"
 
 namespace cprof::cli {
 
@@ -11,14 +12,8 @@ StatusOr<SummaryReport> BuildSummaryReport(const Trace& trace, const std::string
   r.path = path;
   r.top = o.top;
   r.source_format = trace.MetadataText(meta::kSourceFormat);
-  if (!o.time_range.empty()) {
-    StatusOr<TimeRange> range = ParseTimeRange(o.time_range);
-    if (!range.ok()) return range.status().WithContext("--time_range");
-    if (range->start && range->end && *range->end <= *range->start) {
-      return InvalidInput("--time_range {}: the end must be after the start", o.time_range);
-    }
-    r.window = TimeWindow::FromRange(trace, *range);
-  }
+  ASSIGN_OR_RETURN(std::optional<TimeRange> range, ParseTimeRangeOption(o.time_range));
+  ASSIGN_OR_RETURN(r.window, WindowInTrace(trace, range, o.time_range));
   for (size_t t = 0; t < trace.tracks.size(); ++t) {
     ++r.tracks_by_kind[std::string(TrackKindName(trace.tracks.kind[t]))];
   }

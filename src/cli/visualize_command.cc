@@ -10,6 +10,7 @@
 #include "analysis/time_window.h"
 #include "base/time_units.h"
 #include "cli/commands.h"
+#include "cli/time_range_option.h"
 #include "export/flame/flame_tree.h"
 #include "export/flame/folded_stacks.h"
 #include "export/flame/speedscope_writer.h"
@@ -83,21 +84,16 @@ CommandResult RunVisualize(const VisualizeOptions& o, CommandContext& ctx) {
   if (format != "html" && !(views.empty() || (views.size() == 1 && views[0] == "flamegraph"))) {
     return InvalidInput("--format {} exports the flame graph: use it with --view flamegraph", format);
   }
-  std::optional<TimeRange> range;
-  if (!o.time_range.empty()) {
-    ASSIGN_OR_RETURN(TimeRange r, ParseTimeRange(o.time_range));
-    range = r;
-  }
+  ASSIGN_OR_RETURN(std::optional<TimeRange> range, ParseTimeRangeOption(o.time_range));
   // Read the small inputs first, so their errors come before a long import.
   std::vector<MapFinding> findings;
   if (!o.diagnosis.empty()) {
     ASSIGN_OR_RETURN(findings, LoadFindingsFile(o.diagnosis));
   }
   ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace, ctx.import));
+  ASSIGN_OR_RETURN(TimeWindow window, WindowInTrace(trace, range, o.time_range));
 
   if (format != "html") {
-    TimeWindow window;
-    if (range) window = TimeWindow::FromRange(trace, *range);
     ASSIGN_OR_RETURN(std::string text, ExportFlame(trace, o, format, window));
     RETURN_IF_ERROR(WriteOutput(o.output, text, ctx));
     if (!o.output.output.empty()) ctx.out << fmt::format("wrote {} ({}, {} bytes)\n", o.output.output, format, text.size());
