@@ -99,7 +99,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  for (int i = 0; i < kN * kN; ++i) a[i] = 1e-3f * static_cast<float>(i % 97), b[i] = 1e-3f;
+  for (int i = 0; i < kN * kN; ++i) {
+    a[i] = 1e-3f * static_cast<float>(i % 97);
+    b[i] = 1e-3f;
+  }
 
   std::printf("%-8s %-22s %-16s %s\n", "rate", "slowdown (95% CI)", "per sample", "samples/s seen");
   for (double hz : rates) {

@@ -206,9 +206,10 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
         topt.start_configs.push_back(*c);
         std::string text;
         for (const auto& [param, why] : start->why) {
-          text += fmt::format("{}{}={} ({})", text.empty() ? "" : ", ", param, FormatValue(start->values.at(param)), why);
+          const std::string value = FormatValue(start->values.at(param));
+          text += fmt::format("{}{}={} ({})", text.empty() ? "" : ", ", param, value, why);
           guidance->why[param] = why;
-          guided_values[param] = FormatValue(start->values.at(param));
+          guided_values[param] = value;
         }
         guided_text = text;
         if (!o.quiet) ctx.err << "guided start from " << o.from_diagnosis << ": " << text << "\n";
@@ -369,8 +370,7 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_option(
       "--storage", o->storage,
       "sqlite://study.db (relative; sqlite:///abs/path.db; default: sqlite://cann-tune.db; memory with "
-      "--replay), "
-      "postgresql://user@host/db for many workers, or memory");
+      "--replay), postgresql://user@host/db for many workers, or memory");
   cmd->add_option("--study", o->study, "study name (default: derived from the space, objective and command, so "
                                        "rerunning the same command resumes it)");
   cmd->add_option("--workers", o->workers, "trials to run at once in this process");

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/string_pool.h"
+#include "collect/collect_options.h"
 #include "collect/perf_ring.h"
 #include "collect/process_symbols.h"
 #include "collect/source.h"
@@ -31,7 +32,7 @@ perf_event_attr CpuSamplingAttr(double hz, bool dwarf_unwind, uint32_t stack_byt
 class PerfSampler : public Source {
  public:
   struct Options {
-    double cpu_sampling_hz = 99;  // 0: no sampling (counters only)
+    double cpu_sampling_hz = kDefaultCpuSamplingHz;  // 0: no sampling (counters only)
     bool hardware_counters = true;
     bool require_hardware_counters = false;  // failing to open them is then an error
     bool dwarf_unwind = true;
