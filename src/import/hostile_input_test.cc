@@ -1,27 +1,22 @@
-// Hostile inputs through the real import path (ImportTrace), generated at test time: truncation at
-// every byte of a Kineto JSON and at every line of a torch_npu folder's files, deep nesting, bad
-// numbers, end-before-begin, duplicate ids, flow cycles, invalid UTF-8, CSV with NULs and ragged
+// Hostile inputs through the real import path (ImportTrace), generated at test time: deep nesting,
+// bad numbers, end-before-begin, duplicate ids, flow cycles, invalid UTF-8, CSV with NULs and ragged
 // rows, SQLite files with the wrong schema, empty files, a directory where a file belongs, and the
 // memory and decompression limits. Each input must give a clear error (file, place, reason) or a
-// correct partial result; which one is asserted per case. The large cases (10^7 events, the
-// decompression bomb, a 100 MB name) are in hostile_input_slow_test.cc.
-#include <sqlite3.h>
-#include <zlib.h>
-
+// correct partial result; which one is asserted per case. Truncation at every byte / line is in
+// hostile_truncation_test.cc; the large cases (10^7 events, the decompression bomb, a 100 MB name)
+// in hostile_input_slow_test.cc.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "import/gzip_test_util.h"
 #include "base/byte_source.h"
-#include "export/export_trace.h"
+#include "import/hostile_input_test_util.h"
 #include "import/import_memory.h"
 #include "import/import_trace.h"
 #include "import/json/json_test_util.h"
@@ -30,245 +25,12 @@
 namespace cprof {
 namespace {
 
-namespace fs = std::filesystem;
+using hostile_test::ExpectClearError;
+using hostile_test::SmallTorchNpuFolder;
+using hostile_test::TempDir;
+using hostile_test::WriteFile;
 using json::testing::TempFile;
-
-// A directory under $TMPDIR, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    const char* dir = std::getenv("TMPDIR");
-    std::string templ = std::string(dir ? dir : "/tmp") + "/cprof_hostile_XXXXXX";
-    path_ = mkdtemp(templ.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-void WriteFile(const fs::path& p, std::string_view content) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary | std::ios::trunc).write(content.data(), static_cast<std::streamsize>(content.size()));
-}
-
-
-// An error is "clear" when it names the file and says where: a byte, a line, an event, or that
-// the file is empty.
-void ExpectClearError(const Status& st, const std::string& file, const std::string& context) {
-  EXPECT_NE(st.code(), StatusCode::kOk) << context;
-  EXPECT_NE(st.code(), StatusCode::kInternal) << context << ": " << st.message();
-  EXPECT_NE(st.message().find(file), std::string::npos) << context << ": " << st.message();
-  const std::string& m = st.message();
-  const bool placed = m.find("byte ") != std::string::npos || m.find("line ") != std::string::npos ||
-                      m.find("event #") != std::string::npos || m.find("empty") != std::string::npos ||
-                      m.find("whitespace") != std::string::npos;
-  EXPECT_TRUE(placed) << context << ": no place in: " << m;
-}
-
-// A small Kineto trace in the object form, every kind of event the importer treats specially.
-std::string SmallKineto() {
-  return R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "H100", "totalGlobalMem": 85000000000}],
-"distributedInfo": {"rank": 0, "world_size": 2},
-"traceEvents": [
-{"ph": "M", "name": "process_name", "pid": 7, "args": {"name": "python"}},
-{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 7, "tid": 8, "ts": 100.5, "dur": 20, "args": {"External id": 3}},
-{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 8, "ts": 105, "dur": 4, "args": {"correlation": 11}},
-{"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 110, "dur": 30, "args": {"device": 0, "stream": 7, "correlation": 11}},
-{"ph": "s", "id": 11, "pid": 7, "tid": 8, "ts": 105, "cat": "ac2g", "name": "ac2g"},
-{"ph": "f", "id": 11, "pid": 0, "tid": 7, "ts": 110, "cat": "ac2g", "name": "ac2g", "bp": "e"},
-{"ph": "C", "name": "mem", "pid": 7, "ts": 120, "args": {"used": 10}}
-],
-"traceName": "small"})";
-}
-
-TEST(HostileInputTest, KinetoJsonTruncatedAtEveryByteIsAClearError) {
-  const std::string full = SmallKineto();
-  {
-    TempFile f(full);
-    auto t = ImportTrace(f.path());
-    ASSERT_TRUE(t.ok()) << t.status().message();
-    ASSERT_EQ(t->slices.size(), 3u);
-  }
-  // The object form needs its closing brace: every proper prefix is an error naming the place.
-  for (size_t len = 0; len < full.size(); ++len) {
-    TempFile f(std::string_view(full).substr(0, len));
-    auto t = ImportTrace(f.path());
-    ASSERT_FALSE(t.ok()) << "prefix " << len;
-    ExpectClearError(t.status(), f.path(), fmt::format("prefix of {} bytes", len));
-  }
-}
-
-TEST(HostileInputTest, GzipTruncatedAtEveryByteIsAClearError) {
-  const std::string gz = GzipMember(SmallKineto());
-  for (size_t len = 2; len < gz.size(); ++len) {  // from 2: the magic makes it a gzip file
-    TempFile f(std::string_view(gz).substr(0, len), ".json.gz");
-    auto t = ImportTrace(f.path());
-    if (len < 10) {
-      // Too short for a gzip header: not recognized, or a corrupt stream; either names the file.
-      ASSERT_FALSE(t.ok());
-      EXPECT_NE(t.status().message().find(f.path()), std::string::npos) << t.status().message();
-      continue;
-    }
-    ASSERT_FALSE(t.ok()) << "prefix " << len;
-    ExpectClearError(t.status(), f.path(), fmt::format("gzip prefix of {} bytes", len));
-  }
-}
-
-TEST(HostileInputTest, PerfettoPbTruncatedAtEveryByteIsAClearErrorOrTheWholePackets) {
-  TempDir tmp;
-  const std::string json = (tmp.path() / "small.json").string(), pb = (tmp.path() / "small.pb").string();
-  WriteFile(json, SmallKineto());
-  auto t = ImportTrace(json);
-  ASSERT_TRUE(t.ok()) << t.status().message();
-  ASSERT_TRUE(ExportTrace(*t, pb, ExportFormat::kPerfettoPb).ok());
-  const std::string bytes = *ReadWholeFile(pb);
-  auto whole = ImportTrace(pb);
-  ASSERT_TRUE(whole.ok()) << whole.status().message();
-  ASSERT_EQ(whole->slices.size(), t->slices.size());
-  int partial = 0;
-  for (size_t len = 1; len < bytes.size(); ++len) {
-    const std::string cut = (tmp.path() / "cut.pb").string();
-    WriteFile(cut, std::string_view(bytes).substr(0, len));
-    auto r = ImportTrace(cut);
-    if (r.ok()) {
-      // A cut between packets: what came before, never more.
-      EXPECT_LE(r->slices.size(), whole->slices.size()) << "prefix " << len;
-      ++partial;
-      continue;
-    }
-    EXPECT_NE(r.status().code(), StatusCode::kInternal) << r.status().message();
-    EXPECT_NE(r.status().message().find(cut), std::string::npos) << r.status().message();
-  }
-  std::printf("[ measured ] %zu prefixes of a %zu-byte .pb, %d imported as partial traces\n", bytes.size() - 1,
-              bytes.size(), partial);
-}
-
-// The array form (torch_npu's trace_view.json) may end after any complete event: a prefix gives
-// exactly the events it holds whole, and a cut inside an event is an error naming that event.
-TEST(HostileInputTest, ArrayTraceTruncatedAtEveryByteKeepsTheCompleteEvents) {
-  std::string text = "[\n";
-  std::vector<std::pair<size_t, size_t>> spans;  // [begin, end) of each event
-  for (int i = 0; i < 6; ++i) {
-    if (i) text += ",\n";
-    const size_t begin = text.size();
-    text += fmt::format(R"({{"ph": "X", "name": "op{}", "pid": 1, "tid": 2, "ts": "{}.250", "dur": 3, "args": {{"k": [1, {{"a": "}}"}}]}}}})",
-                        i, 1000 + i * 10);
-    spans.emplace_back(begin, text.size());
-  }
-  text += "\n]";
-  for (size_t len = 1; len <= text.size(); ++len) {
-    TempFile f(std::string_view(text).substr(0, len));
-    auto t = ImportTrace(f.path());
-    size_t complete = 0;
-    int inside = -1;
-    for (size_t i = 0; i < spans.size(); ++i) {
-      if (spans[i].second <= len) ++complete;
-      if (spans[i].first < len && len < spans[i].second) inside = static_cast<int>(i);
-    }
-    if (inside >= 0) {
-      ASSERT_FALSE(t.ok()) << "prefix " << len;
-      ExpectClearError(t.status(), f.path(), fmt::format("prefix {}", len));
-      EXPECT_NE(t.status().message().find(fmt::format("event #{}", inside)), std::string::npos)
-          << t.status().message();
-    } else {
-      ASSERT_TRUE(t.ok()) << "prefix " << len << ": " << t.status().message();
-      EXPECT_EQ(t->slices.size(), complete) << "prefix " << len;
-      EXPECT_EQ(t->stats.Get(ImportStat::json_unterminated_array), len < text.size() ? 1 : 0) << "prefix " << len;
-    }
-  }
-}
-
-// A torch_npu folder made of the first lines of the real rank-0 fixture's files.
-class SmallTorchNpuFolder {
- public:
-  static constexpr int kTraceEvents = 8;
-
-  explicit SmallTorchNpuFolder(const fs::path& root) : dir_(root / "rank0_ascend_pt") {
-    const fs::path src = fs::path(CPROF_FIXTURES_DIR) / "ascend/text_level1/rank0_ascend_pt";
-    files_["profiler_info_0.json"] = *ReadWholeFile((src / "profiler_info_0.json").string());
-    files_["ASCEND_PROFILER_OUTPUT/kernel_details.csv"] = FirstLines(src / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", 6);
-    files_["ASCEND_PROFILER_OUTPUT/step_trace_time.csv"] = FirstLines(src / "ASCEND_PROFILER_OUTPUT/step_trace_time.csv", 3);
-    files_["ASCEND_PROFILER_OUTPUT/op_statistic.csv"] = FirstLines(src / "ASCEND_PROFILER_OUTPUT/op_statistic.csv", 4);
-    // torch_npu's shapes: decimal-string ts with ns digits, a process_name, host and device rows.
-    std::string tv = "[\n";
-    tv += R"({"ph": "M", "name": "process_name", "pid": 3096504, "tid": 0, "args": {"name": "Python"}},)" "\n";
-    tv += R"({"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "Ascend Hardware"}},)" "\n";
-    for (int i = 0; i < kTraceEvents; ++i) {
-      tv += fmt::format(R"({{"ph": "X", "name": "aten::op{}", "pid": 3096504, "tid": 3096504, "ts": "1736408883688{:03}.930", "dur": 5.5, "cat": "cpu_op", "args": {{"Sequence number": {}}}}})",
-                        i, 100 + i * 10, i);
-      tv += i + 1 < kTraceEvents ? ",\n" : "\n";
-    }
-    tv += "]\n";
-    files_["ASCEND_PROFILER_OUTPUT/trace_view.json"] = tv;
-    WriteAll();
-  }
-
-  void WriteAll() {
-    for (const auto& [name, content] : files_) WriteFile(dir_ / name, content);
-  }
-  const fs::path& dir() const { return dir_; }
-  const std::map<std::string, std::string>& files() const { return files_; }
-
- private:
-  static std::string FirstLines(const fs::path& p, int n) {
-    std::string text = *ReadWholeFile(p.string());
-    size_t pos = 0;
-    for (int i = 0; i < n && pos != std::string::npos; ++i) {
-      pos = text.find('\n', pos);
-      if (pos != std::string::npos) ++pos;
-    }
-    return pos == std::string::npos ? text : text.substr(0, pos);
-  }
-
-  fs::path dir_;
-  std::map<std::string, std::string> files_;
-};
-
-TEST(HostileInputTest, TorchNpuFolderWithEachFileCutAfterEveryLine) {
-  TempDir tmp;
-  SmallTorchNpuFolder folder(tmp.path());
-  auto whole = ImportTrace(folder.dir().string());
-  ASSERT_TRUE(whole.ok()) << whole.status().message();
-  const size_t whole_slices = whole->slices.size();
-  ASSERT_GE(whole_slices, static_cast<size_t>(SmallTorchNpuFolder::kTraceEvents));
-
-  int cuts = 0;
-  for (const auto& [name, content] : folder.files()) {
-    for (size_t pos = content.find('\n'); pos != std::string::npos; pos = content.find('\n', pos + 1)) {
-      for (size_t len : {pos, pos + 1}) {  // before and after the newline: the cut falls on a line end
-        if (len >= content.size()) continue;
-        folder.WriteAll();
-        WriteFile(folder.dir() / name, std::string_view(content).substr(0, len));
-        ++cuts;
-        auto t = ImportTrace(folder.dir().string());
-        const std::string ctx = fmt::format("{} cut at {}", name, len);
-        const std::string file = fs::path(name).filename().string();
-        if (name.ends_with("trace_view.json")) {
-          // The primary source: a cut after a complete event keeps the events before it; a cut
-          // right after '[' keeps none; anything else is an error naming the file.
-          if (t.ok()) {
-            EXPECT_LE(t->slices.size(), whole_slices) << ctx;
-          } else {
-            ExpectClearError(t.status(), file, ctx);
-          }
-          continue;
-        }
-        // A side table: the import goes on; the trace keeps trace_view.json's slices, and a file
-        // that could not be read is named in import_problems.
-        ASSERT_TRUE(t.ok()) << ctx << ": " << t.status().message();
-        EXPECT_GE(t->slices.size(), static_cast<size_t>(SmallTorchNpuFolder::kTraceEvents)) << ctx;
-        const std::string problems = t->MetadataText("import_problems");
-        if (!problems.empty()) EXPECT_NE(problems.find(file), std::string::npos) << ctx << ": " << problems;
-      }
-    }
-  }
-  EXPECT_GT(cuts, 20);
-}
+namespace fs = std::filesystem;
 
 TEST(HostileInputTest, DeepNestingIsAnErrorNotAStackOverflow) {
   constexpr size_t kDepth = 1'000'000;
@@ -276,9 +38,12 @@ TEST(HostileInputTest, DeepNestingIsAnErrorNotAStackOverflow) {
   // As the whole document, as an event's args, and as a top-level member of the object form.
   const std::string docs[] = {
       open + close,
-      R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"deep": )" + open + close + "}}]",
-      R"({"deep": )" + open + close + R"(, "traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})",
-      R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"deep": )" + open,  // never closed
+      R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"deep": )" + open + close +
+          "}}]",
+      R"({"deep": )" + open + close +
+          R"(, "traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})",
+      R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"deep": )" +
+          open,  // never closed
   };
   for (size_t i = 0; i < std::size(docs); ++i) {
     TempFile f(docs[i]);
@@ -287,8 +52,9 @@ TEST(HostileInputTest, DeepNestingIsAnErrorNotAStackOverflow) {
     ExpectClearError(t.status(), f.path(), fmt::format("document {}", i));
   }
   // Nesting within the limit is kept, as JSON text.
-  const std::string ok_doc = R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"deep": )" +
-                             std::string(100, '[') + std::string(100, ']') + "}}]";
+  const std::string ok_doc =
+      R"([{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"deep": )" +
+      std::string(100, '[') + std::string(100, ']') + "}}]";
   TempFile f(ok_doc);
   auto t = ImportTrace(f.path());
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -318,11 +84,12 @@ TEST(HostileInputTest, BadTimestampsAndDurationsAreSkippedAndCounted) {
   EXPECT_GE(json::testing::FindSlice(*t, "good"), 0);
   EXPECT_GE(json::testing::FindSlice(*t, "good2"), 0);
   EXPECT_GE(json::testing::FindSlice(*t, "negative_ts"), 0);  // before the epoch is still a time
-  for (const char* bad : {"nan_string", "inf_string", "huge_ts", "exp_ts", "beyond_double", "huge_dur", "bool_ts",
-                          "near_max"}) {
+  for (const char* bad : {"nan_string", "inf_string", "huge_ts", "exp_ts", "beyond_double", "huge_dur",
+                          "bool_ts", "near_max"}) {
     EXPECT_LT(json::testing::FindSlice(*t, bad), 0) << bad;
   }
-  EXPECT_GT(t->stats.Get(ImportStat::timestamp_out_of_range) + t->stats.Get(ImportStat::json_bad_field_type), 4);
+  EXPECT_GT(t->stats.Get(ImportStat::timestamp_out_of_range) + t->stats.Get(ImportStat::json_bad_field_type),
+            4);
   // Whatever was kept has an end that does not overflow, and the span is ordered.
   for (size_t i = 0; i < t->slices.size(); ++i) {
     int64_t end;
@@ -355,7 +122,8 @@ TEST(HostileInputTest, TimesPastTwoToThe62NsAreDroppedSoSpansFit) {
   ])");
   auto t = ImportTrace(f.path());
   ASSERT_TRUE(t.ok()) << t.status().message();
-  for (const char* gone : {"far_past", "far_future", "far_begin"}) EXPECT_LT(json::testing::FindSlice(*t, gone), 0) << gone;
+  for (const char* gone : {"far_past", "far_future", "far_begin"})
+    EXPECT_LT(json::testing::FindSlice(*t, gone), 0) << gone;
   EXPECT_GE(json::testing::FindSlice(*t, "past"), 0);
   EXPECT_GE(json::testing::FindSlice(*t, "future"), 0);
   EXPECT_EQ(t->counters.size(), 0u);
@@ -411,8 +179,9 @@ TEST(HostileInputTest, EndBeforeBeginDuplicateIdsAndFlowCyclesImport) {
 }
 
 TEST(HostileInputTest, InvalidUtf8NamesAreAnErrorAtTheirEvent) {
-  TempFile f("[{\"ph\": \"X\", \"name\": \"ok\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1},\n"
-             " {\"ph\": \"X\", \"name\": \"bad\xff\xfe\xc3\", \"pid\": 1, \"tid\": 1, \"ts\": 2, \"dur\": 1}]");
+  TempFile f(
+      "[{\"ph\": \"X\", \"name\": \"ok\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1},\n"
+      " {\"ph\": \"X\", \"name\": \"bad\xff\xfe\xc3\", \"pid\": 1, \"tid\": 1, \"ts\": 2, \"dur\": 1}]");
   auto t = ImportTrace(f.path());
   ASSERT_FALSE(t.ok());
   ExpectClearError(t.status(), f.path(), "invalid UTF-8");
@@ -431,9 +200,9 @@ TEST(HostileInputTest, CsvWithNulsAndRaggedRowsKeepsTheGoodRows) {
   std::string with_nul = row;
   with_nul[with_nul.find(',') + 1] = '\0';  // a NUL inside the second field
   hostile += with_nul;
-  hostile += "50,1,2\n";                                        // too few columns
-  hostile += row.substr(0, row.size() - 1) + ",extra,more\n";   // too many
-  hostile += std::string("\0\0\0\0", 4) + "\n";                 // a line of NULs
+  hostile += "50,1,2\n";                                       // too few columns
+  hostile += row.substr(0, row.size() - 1) + ",extra,more\n";  // too many
+  hostile += std::string("\0\0\0\0", 4) + "\n";                // a line of NULs
   // Start times that are not numbers or do not fit: NaN, inf, 10^30 us, an exponent, empty.
   for (const char* ts : {"NaN", "inf", "1000000000000000000000000000000", "1e400", "", "-"}) {
     std::string bad = row;
@@ -445,7 +214,7 @@ TEST(HostileInputTest, CsvWithNulsAndRaggedRowsKeepsTheGoodRows) {
     bad.replace(start, bad.find(',', start) - start, ts);
     hostile += bad;
   }
-  hostile += "\"unterminated,quote\n";                            // a quote never closed
+  hostile += "\"unterminated,quote\n";  // a quote never closed
   WriteFile(folder.dir() / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", hostile);
   auto t = ImportTrace(folder.dir().string());
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -463,7 +232,8 @@ TEST(HostileInputTest, CsvWithNulsAndRaggedRowsKeepsTheGoodRows) {
   EXPECT_GE(t2->stats.Get(ImportStat::csv_bad_row), 6);  // at least the six bad start times
   for (size_t i = 0; i < t2->slices.size(); ++i) {
     int64_t end;
-    EXPECT_FALSE(__builtin_add_overflow(t2->slices.ts_ns[i], std::max<int64_t>(0, t2->slices.dur_ns[i]), &end));
+    EXPECT_FALSE(
+        __builtin_add_overflow(t2->slices.ts_ns[i], std::max<int64_t>(0, t2->slices.dur_ns[i]), &end));
   }
   EXPECT_GE(t2->slices.size(), t->slices.size());
 }
@@ -484,13 +254,17 @@ TEST(HostileInputTest, NsysSqliteWithTheWrongSchemaIsAClearErrorOrEmptyRows) {
       "CREATE TABLE t(x); INSERT INTO t VALUES (1);",
       // StringIds without its columns, and a kernel table of the wrong shape and types.
       "CREATE TABLE StringIds(foo TEXT); INSERT INTO StringIds VALUES ('x');"
-      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(bar TEXT); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ('y');",
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(bar TEXT); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
+      "('y');",
       // The right column names with text where numbers belong, NULLs, and end before start.
       "CREATE TABLE StringIds(id INTEGER, value TEXT); INSERT INTO StringIds VALUES (1, 'k'), ('two', NULL);"
-      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start, end, deviceId, contextId, streamId, correlationId, globalPid,"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start, end, deviceId, contextId, streamId, correlationId, "
+      "globalPid,"
       " demangledName, shortName, gridX, gridY, gridZ, blockX, blockY, blockZ);"
-      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ('abc', 'def', NULL, 1, 1, 1, 1, 1, 999, 1, 1, 1, 1, 1, 1),"
-      " (100, 50, 0, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1), (9223372036854775807, -9223372036854775808, 0, 1, 1, 3, 1,"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ('abc', 'def', NULL, 1, 1, 1, 1, 1, 999, 1, 1, 1, 1, 1, "
+      "1),"
+      " (100, 50, 0, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1), (9223372036854775807, -9223372036854775808, 0, 1, "
+      "1, 3, 1,"
       " 1, 1, 1, 1, 1, 1, 1, 1);"
       "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start, end, globalTid, correlationId, nameId);"
       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1, 2, 'x', 1, 12345), (5, 1, NULL, NULL, NULL);",
@@ -504,7 +278,9 @@ TEST(HostileInputTest, NsysSqliteWithTheWrongSchemaIsAClearErrorOrEmptyRows) {
       ASSERT_FALSE(t.ok()) << "schema " << i;
       EXPECT_EQ(t.status().code(), StatusCode::kInvalidInput) << t.status().message();
       EXPECT_NE(t.status().message().find(path), std::string::npos) << t.status().message();
-      if (i == 1) EXPECT_NE(t.status().message().find("StringIds has no column 'id'"), std::string::npos) << t.status().message();
+      if (i == 1)
+        EXPECT_NE(t.status().message().find("StringIds has no column 'id'"), std::string::npos)
+            << t.status().message();
       continue;
     }
     // The right columns with wrong values: rows that make sense are kept; end before start and
@@ -565,8 +341,9 @@ TEST(HostileInputTest, EmptyFilesAndDirectoriesAreClearErrors) {
 std::string ManyEvents(int n) {
   std::string text = "[";
   for (int i = 0; i < n; ++i) {
-    text += fmt::format(R"({}{{"ph": "X", "name": "op_{}", "pid": 1, "tid": 1, "ts": {}, "dur": 1, "args": {{"i": {}}}}})",
-                        i ? "," : "", i, i * 2, i);
+    text += fmt::format(
+        R"({}{{"ph": "X", "name": "op_{}", "pid": 1, "tid": 1, "ts": {}, "dur": 1, "args": {{"i": {}}}}})",
+        i ? "," : "", i, i * 2, i);
   }
   return text + "]";
 }
@@ -586,7 +363,8 @@ TEST(HostileInputTest, MemoryLimitFailsTheImportNamingFileAndLimit) {
     ASSERT_FALSE(t.ok());
     EXPECT_EQ(t.status().code(), StatusCode::kResourceLimit);
     EXPECT_NE(t.status().message().find(f.path()), std::string::npos) << t.status().message();
-    EXPECT_NE(t.status().message().find(fmt::format("{} MiB", options.max_memory_bytes >> 20)), std::string::npos)
+    EXPECT_NE(t.status().message().find(fmt::format("{} MiB", options.max_memory_bytes >> 20)),
+              std::string::npos)
         << t.status().message();
     EXPECT_NE(t.status().message().find("--max-memory"), std::string::npos) << t.status().message();
   }
