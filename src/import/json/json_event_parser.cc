@@ -11,6 +11,7 @@
 
 #include "base/time_units.h"
 #include "import/json/buffer_pool.h"
+#include "import/json/number_text.h"
 
 namespace cprof::json {
 namespace {
@@ -23,110 +24,9 @@ inline bool KeyIs(const char* raw, const char (&lit)[N]) {
   return std::memcmp(raw, lit, N - 1) == 0 && raw[N - 1] == '"';
 }
 
-inline std::string_view Trim(std::string_view t) {
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) {
-    t.remove_suffix(1);
-  }
-  return t;
-}
-
-inline bool LooksFloat(std::string_view t) {
-  for (char c : t) {
-    if (c == '.' || c == 'e' || c == 'E') return true;
-  }
-  return false;
-}
-
-// Plain non-negative decimal microseconds that fit int64 ns, in int64 arithmetic: the same result
-// as ParseDecimalMicrosToNs (half away from zero on the fourth fractional digit), faster; false
-// sends anything else to it.
-inline bool FastMicrosToNs(std::string_view t, int64_t* ns) {
-  const size_t n = t.size();
-  size_t i = 0;
-  uint64_t whole = 0;
-  while (i < n && t[i] >= '0' && t[i] <= '9') whole = whole * 10 + static_cast<uint64_t>(t[i++] - '0');
-  if (i == 0 || i > 16 || whole > 9223372036854774ull) return false;
-  uint64_t frac = 0;
-  int kept = 0;
-  bool round_up = false;
-  if (i < n && t[i] == '.') {
-    const size_t first = ++i;
-    for (; i < n && t[i] >= '0' && t[i] <= '9'; ++i) {
-      if (kept < 3) {
-        frac = frac * 10 + static_cast<uint64_t>(t[i] - '0');
-        ++kept;
-      } else if (i == first + 3) {
-        round_up = t[i] >= '5';
-      }
-    }
-    if (i == first) return false;
-  }
-  if (i != n) return false;
-  for (; kept < 3; ++kept) frac *= 10;
-  *ns = static_cast<int64_t>(whole * 1000 + frac + (round_up ? 1 : 0));
-  return true;
-}
-
-inline bool IsIntegerText(std::string_view t) {
-  size_t i = (!t.empty() && t[0] == '-') ? 1 : 0;
-  if (i == t.size()) return false;
-  for (; i < t.size(); ++i) {
-    if (t[i] < '0' || t[i] > '9') return false;
-  }
-  return true;
-}
-
 // The JSON nesting limit for event args (simdjson's DOM default, which top-level members get).
 constexpr int kMaxJsonDepth = 1024;
 
-// The deepest bracket nesting of JSON text, brackets inside strings skipped.
-int NestingDepth(std::string_view t) {
-  int depth = 0, max_depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < t.size(); ++i) {
-    const char c = t[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      max_depth = std::max(max_depth, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return max_depth;
-}
-
-// True if `t` is a number by JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-bool IsJsonNumberSyntax(std::string_view t) {
-  size_t i = 0;
-  auto digits = [&] {
-    const size_t from = i;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
-    return i > from;
-  };
-  if (i < t.size() && t[i] == '-') ++i;
-  if (i < t.size() && t[i] == '0') {
-    ++i;
-  } else if (!digits()) {
-    return false;
-  }
-  if (i < t.size() && t[i] == '.') {
-    ++i;
-    if (!digits()) return false;
-  }
-  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-    ++i;
-    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-    if (!digits()) return false;
-  }
-  return i == t.size();
-}
 
 struct Reader {
   ParsedBatch* out;
