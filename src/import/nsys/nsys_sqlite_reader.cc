@@ -1,60 +1,18 @@
 // Nsight Systems SQLite import: one pass per table, names interned once from StringIds.
 #include "import/nsys/nsys_sqlite_reader.h"
 
+#include <fmt/format.h>
+
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "import/import_memory.h"
+#include "import/nsys/nsys_schema.h"
 #include "import/sqlite/sqlite_db.h"
 
 namespace cprof {
 namespace {
-
-// globalTid / globalPid packing (Nsight Systems docs, "SQLite export examples"): the low 24 bits
-// are the tid, the next 24 bits the pid; higher bits identify the VM / host.
-int64_t PidOf(int64_t global) { return (global >> 24) & 0xFFFFFF; }
-int64_t TidOf(int64_t global) { return global & 0xFFFFFF; }
-
-// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": nsys keeps the CUPTI callback's versioned name;
-// Kineto and nsys' own reports show the plain API name.
-std::string_view StripApiVersion(std::string_view name) {
-  size_t p = name.rfind("_v");
-  if (p == std::string_view::npos || p + 2 >= name.size()) return name;
-  for (size_t i = p + 2; i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return name;
-  }
-  return name.substr(0, p);
-}
-
-std::string_view MemcpyKindName(int64_t kind) {
-  static constexpr std::string_view kNames[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD",
-                                                "DtoA",    "DtoD", "HtoH", "PtoP", "UVM HtoD", "UVM DtoH",
-                                                "UVM DtoD"};
-  if (kind >= 0 && kind < static_cast<int64_t>(std::size(kNames))) return kNames[kind];
-  return "Unknown";
-}
-
-std::string_view SyncTypeName(int64_t type) {
-  switch (type) {
-    case 1: return "Event Synchronize";
-    case 2: return "Stream Wait Event";
-    case 3: return "Stream Synchronize";
-    case 4: return "Context Synchronize";
-    default: return "Synchronize";
-  }
-}
-
-// NVTX event types (ENUM_NSYS_EVENT_TYPE).
-enum NvtxType : int64_t {
-  kNvtxMark = 34,
-  kNvtxThread = 39,
-  kNvtxPushPopRange = 59,
-  kNvtxStartEndRange = 60,
-  kNvtxDomainCreate = 75,
-};
 
 class NsysImport {
  public:
@@ -65,9 +23,10 @@ class NsysImport {
     // A table of a schema this reader does not know (a column renamed, another program's database
     // that borrowed the names) is an error naming table and column, not rows of NULLs read as 0.
     RETURN_IF_ERROR(RequireColumns("StringIds", {"id", "value"}));
-    for (const char* table : {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_KERNEL",
-                              "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
-                              "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "OSRT_API"}) {
+    for (const char* table :
+         {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_KERNEL",
+          "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+          "OSRT_API"}) {
       if (db_.HasTable(table)) RETURN_IF_ERROR(RequireColumns(table, {"start", "end"}));
     }
     for (const char* table : {"NVTX_EVENTS", "COMPOSITE_EVENTS"}) {
@@ -154,7 +113,8 @@ class NsysImport {
 
   // The interned string for a StringIds id; '?' (counted) when the id is unknown.
   StringId Str(int64_t id) {
-    if (id >= 0 && static_cast<uint64_t>(id) < strings_.size() && strings_[id] != kNoString) return strings_[id];
+    if (id >= 0 && static_cast<uint64_t>(id) < strings_.size() && strings_[id] != kNoString)
+      return strings_[id];
     b_.stats().Add(ImportStat::nsys_unknown_string);
     return b_.Intern("?");
   }
@@ -172,7 +132,7 @@ class NsysImport {
       while (true) {
         ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
-        if (!st.IsNull(2)) process_names_[PidOf(st.Int(0))] = std::string(st.Text(2));
+        if (!st.IsNull(2)) process_names_[nsys::PidOf(st.Int(0))] = std::string(st.Text(2));
       }
     }
     if (db_.HasTable("ThreadNames")) {
@@ -187,7 +147,7 @@ class NsysImport {
   }
 
   TrackId Thread(int64_t global_tid) {
-    TrackId t = b_.ThreadTrack(PidOf(global_tid), TidOf(global_tid));
+    TrackId t = b_.ThreadTrack(nsys::PidOf(global_tid), nsys::TidOf(global_tid));
     threads_seen_.try_emplace(global_tid, t);
     return t;
   }
@@ -195,10 +155,11 @@ class NsysImport {
   void ApplyTrackNames() {
     TrackTable& tracks = b_.tracks();
     for (auto [gtid, track] : threads_seen_) {
-      if (auto it = thread_names_.find(gtid); it != thread_names_.end()) tracks.name_id[Index(track)] = it->second;
+      if (auto it = thread_names_.find(gtid); it != thread_names_.end())
+        tracks.name_id[Index(track)] = it->second;
       TrackId proc = tracks.parent_id[Index(track)];
       if (proc == kNoTrack) continue;
-      if (auto it = process_names_.find(PidOf(gtid)); it != process_names_.end()) {
+      if (auto it = process_names_.find(nsys::PidOf(gtid)); it != process_names_.end()) {
         tracks.name_id[Index(proc)] = b_.Intern(it->second);
       }
     }
@@ -236,7 +197,7 @@ class NsysImport {
       if (!Span(st, 0, 1, &ts, &dur)) continue;
       int64_t gtid = st.IsNull(2) ? 0 : st.Int(2);
       StringId raw = NameFrom(st, 4, 5);
-      std::string_view name = StripApiVersion(b_.trace().Str(raw));
+      std::string_view name = nsys::StripApiVersion(b_.trace().Str(raw));
       auto corr = st.OptInt(3);
       if (corr) b_.args().Add(k_corr, Value::Int(*corr));
       if (auto ret = st.OptInt(6); ret && *ret != 0) b_.args().Add(k_ret, Value::Int(*ret));
@@ -247,7 +208,7 @@ class NsysImport {
                                 .category_id = cat,
                                 .arg_set_id = b_.args().Finish(),
                                 .correlation_id = corr.value_or(kNoCorrelation)});
-      if (corr && id != kNoSlice) launches_[{PidOf(gtid), *corr}] = id;
+      if (corr && id != kNoSlice) launches_[{nsys::PidOf(gtid), *corr}] = id;
     }
     return Status::Ok();
   }
@@ -255,7 +216,7 @@ class NsysImport {
   // Links a GPU activity to the API call that launched it.
   void Launch(int64_t global_pid, std::optional<int64_t> corr, SliceId gpu) {
     if (!corr || gpu == kNoSlice) return;
-    auto it = launches_.find({PidOf(global_pid), *corr});
+    auto it = launches_.find({nsys::PidOf(global_pid), *corr});
     if (it == launches_.end()) {
       b_.stats().Add(ImportStat::nsys_unmatched_correlation);
       return;
@@ -267,14 +228,15 @@ class NsysImport {
     ASSIGN_OR_RETURN(SqliteStatement st,
                      db_.SelectColumns("CUPTI_ACTIVITY_KIND_KERNEL",
                                        {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                                        "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY",
-                                        "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory",
-                                        "contextId"}));
+                                        "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX",
+                                        "blockY", "blockZ", "registersPerThread", "staticSharedMemory",
+                                        "dynamicSharedMemory", "contextId"}));
     const StringId cat = b_.Intern("kernel");
     const StringId k_corr = b_.Intern("correlation"), k_short = b_.Intern("short_name"),
                    k_grid = b_.Intern("grid"), k_block = b_.Intern("block"),
                    k_regs = b_.Intern("registers per thread"), k_shared = b_.Intern("shared memory"),
-                   k_device = b_.Intern("device"), k_stream = b_.Intern("stream"), k_ctx = b_.Intern("context");
+                   k_device = b_.Intern("device"), k_stream = b_.Intern("stream"),
+                   k_ctx = b_.Intern("context");
     launch_name_ = b_.Intern("ac2g");
     while (true) {
       ASSIGN_OR_RETURN(bool row, Step(st));
@@ -288,8 +250,10 @@ class NsysImport {
       if (corr) a.Add(k_corr, Value::Int(*corr));
       if (!st.IsNull(7)) a.Add(k_short, Value::String(Str(st.Int(7))));
       if (!st.IsNull(8)) {
-        a.Add(k_grid, Value::String(b_.Intern(fmt::format("[{}, {}, {}]", st.Int(8), st.Int(9), st.Int(10)))));
-        a.Add(k_block, Value::String(b_.Intern(fmt::format("[{}, {}, {}]", st.Int(11), st.Int(12), st.Int(13)))));
+        a.Add(k_grid,
+              Value::String(b_.Intern(fmt::format("[{}, {}, {}]", st.Int(8), st.Int(9), st.Int(10)))));
+        a.Add(k_block,
+              Value::String(b_.Intern(fmt::format("[{}, {}, {}]", st.Int(11), st.Int(12), st.Int(13)))));
       }
       if (!st.IsNull(14)) a.Add(k_regs, Value::Int(st.Int(14)));
       if (!st.IsNull(15)) a.Add(k_shared, Value::Int(st.Int(15) + st.OptInt(16).value_or(0)));
@@ -310,12 +274,13 @@ class NsysImport {
 
   Status ReadMemcpy() {
     ASSIGN_OR_RETURN(SqliteStatement st,
-                     db_.SelectColumns("CUPTI_ACTIVITY_KIND_MEMCPY", {"start", "end", "deviceId", "streamId",
-                                                                      "correlationId", "globalPid", "bytes",
-                                                                      "copyKind", "srcKind", "dstKind"}));
+                     db_.SelectColumns("CUPTI_ACTIVITY_KIND_MEMCPY",
+                                       {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                                        "bytes", "copyKind", "srcKind", "dstKind"}));
     const StringId cat = b_.Intern("gpu_memcpy");
-    const StringId k_corr = b_.Intern("correlation"), k_bytes = b_.Intern("bytes"), k_kind = b_.Intern("copy_kind"),
-                   k_device = b_.Intern("device"), k_stream = b_.Intern("stream");
+    const StringId k_corr = b_.Intern("correlation"), k_bytes = b_.Intern("bytes"),
+                   k_kind = b_.Intern("copy_kind"), k_device = b_.Intern("device"),
+                   k_stream = b_.Intern("stream");
     if (launch_name_ == kEmptyString) launch_name_ = b_.Intern("ac2g");
     while (true) {
       ASSIGN_OR_RETURN(bool row, Step(st));
@@ -323,7 +288,7 @@ class NsysImport {
       int64_t ts, dur;
       if (!Span(st, 0, 1, &ts, &dur)) continue;
       int64_t device = st.OptInt(2).value_or(0), stream = st.OptInt(3).value_or(0);
-      std::string_view kind = MemcpyKindName(st.OptInt(7).value_or(0));
+      std::string_view kind = nsys::MemcpyKindName(st.OptInt(7).value_or(0));
       auto corr = st.OptInt(4);
       ArgTable& a = b_.args();
       if (corr) a.Add(k_corr, Value::Int(*corr));
@@ -344,13 +309,13 @@ class NsysImport {
   }
 
   Status ReadMemset() {
-    ASSIGN_OR_RETURN(SqliteStatement st,
-                     db_.SelectColumns("CUPTI_ACTIVITY_KIND_MEMSET", {"start", "end", "deviceId", "streamId",
-                                                                      "correlationId", "globalPid", "bytes",
-                                                                      "value"}));
+    ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("CUPTI_ACTIVITY_KIND_MEMSET",
+                                                           {"start", "end", "deviceId", "streamId",
+                                                            "correlationId", "globalPid", "bytes", "value"}));
     const StringId cat = b_.Intern("gpu_memset"), name = b_.Intern("Memset");
-    const StringId k_corr = b_.Intern("correlation"), k_bytes = b_.Intern("bytes"), k_value = b_.Intern("value"),
-                   k_device = b_.Intern("device"), k_stream = b_.Intern("stream");
+    const StringId k_corr = b_.Intern("correlation"), k_bytes = b_.Intern("bytes"),
+                   k_value = b_.Intern("value"), k_device = b_.Intern("device"),
+                   k_stream = b_.Intern("stream");
     if (launch_name_ == kEmptyString) launch_name_ = b_.Intern("ac2g");
     while (true) {
       ASSIGN_OR_RETURN(bool row, Step(st));
@@ -380,9 +345,9 @@ class NsysImport {
   // CUPTI synchronization records: the device-side span of a sync API call. Kept off the stream
   // tracks (they are waits, not GPU work) on one child track per device.
   Status ReadSync() {
-    ASSIGN_OR_RETURN(SqliteStatement st,
-                     db_.SelectColumns("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-                                       {"start", "end", "deviceId", "streamId", "correlationId", "syncType"}));
+    ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                                                           {"start", "end", "deviceId", "streamId",
+                                                            "correlationId", "syncType"}));
     const StringId cat = b_.Intern("cuda_sync"), track_name = b_.Intern("CUDA synchronization");
     const StringId k_corr = b_.Intern("correlation"), k_stream = b_.Intern("stream");
     while (true) {
@@ -398,7 +363,7 @@ class NsysImport {
       b_.AddSlice({.ts_ns = ts,
                    .dur_ns = dur,
                    .track_id = b_.ChildTrack(b_.DeviceTrack(device), TrackKind::kAsync, track_name),
-                   .name_id = b_.Intern(SyncTypeName(st.OptInt(5).value_or(0))),
+                   .name_id = b_.Intern(nsys::SyncTypeName(st.OptInt(5).value_or(0))),
                    .category_id = cat,
                    .arg_set_id = a.Finish(),
                    .correlation_id = corr.value_or(kNoCorrelation)});
@@ -410,34 +375,38 @@ class NsysImport {
     // Domain names first (created by eventType 75 rows: domainId + text).
     std::unordered_map<int64_t, StringId> domains;
     {
-      ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("NVTX_EVENTS", {"domainId", "text", "textId"},
-                                                             fmt::format("WHERE eventType = {}", +kNvtxDomainCreate)));
+      ASSIGN_OR_RETURN(SqliteStatement st,
+                       db_.SelectColumns("NVTX_EVENTS", {"domainId", "text", "textId"},
+                                         fmt::format("WHERE eventType = {}", +nsys::kNvtxDomainCreate)));
       while (true) {
         ASSIGN_OR_RETURN(bool row, Step(st));
         if (!row) break;
         if (st.IsNull(0)) continue;
-        domains[st.Int(0)] = !st.IsNull(1) ? b_.Intern(st.Text(1)) : !st.IsNull(2) ? Str(st.Int(2)) : kEmptyString;
+        domains[st.Int(0)] = !st.IsNull(1)   ? b_.Intern(st.Text(1))
+                             : !st.IsNull(2) ? Str(st.Int(2))
+                                             : kEmptyString;
       }
     }
     ASSIGN_OR_RETURN(SqliteStatement st,
-                     db_.SelectColumns("NVTX_EVENTS", {"start", "end", "eventType", "text", "textId", "globalTid",
-                                                       "domainId", "category", "endGlobalTid"}));
-    const StringId cat = b_.Intern("nvtx"), k_domain = b_.Intern("domain"), k_category = b_.Intern("category"),
-                   async_name = b_.Intern("NVTX start/end ranges");
+                     db_.SelectColumns("NVTX_EVENTS", {"start", "end", "eventType", "text", "textId",
+                                                       "globalTid", "domainId", "category", "endGlobalTid"}));
+    const StringId cat = b_.Intern("nvtx"), k_domain = b_.Intern("domain"),
+                   k_category = b_.Intern("category"), async_name = b_.Intern("NVTX start/end ranges");
     while (true) {
       ASSIGN_OR_RETURN(bool row, Step(st));
       if (!row) break;
       int64_t type = st.OptInt(2).value_or(0);
-      if (type == kNvtxThread) {  // nvtxNameOsThread: names the thread
+      if (type == nsys::kNvtxThread) {  // nvtxNameOsThread: names the thread
         if (!st.IsNull(5) && (!st.IsNull(3) || !st.IsNull(4))) {
           thread_names_[st.Int(5)] = !st.IsNull(3) ? b_.Intern(st.Text(3)) : Str(st.Int(4));
           Thread(st.Int(5));
         }
         continue;
       }
-      if (type != kNvtxPushPopRange && type != kNvtxStartEndRange && type != kNvtxMark) continue;
+      if (type != nsys::kNvtxPushPopRange && type != nsys::kNvtxStartEndRange && type != nsys::kNvtxMark)
+        continue;
       int64_t ts = st.OptInt(0).value_or(0), dur = 0;
-      if (type != kNvtxMark && !Span(st, 0, 1, &ts, &dur)) continue;
+      if (type != nsys::kNvtxMark && !Span(st, 0, 1, &ts, &dur)) continue;
       StringId name = !st.IsNull(3) ? b_.Intern(st.Text(3)) : !st.IsNull(4) ? Str(st.Int(4)) : kEmptyString;
       int64_t gtid = st.OptInt(5).value_or(0);
       ArgTable& a = b_.args();
@@ -448,7 +417,7 @@ class NsysImport {
       if (auto c = st.OptInt(7); c && *c != 0) a.Add(k_category, Value::Int(*c));
       // Push/pop ranges nest on their thread; start/end ranges may overlap and cross threads.
       TrackId track = Thread(gtid);
-      if (type == kNvtxStartEndRange) track = b_.ChildTrack(track, TrackKind::kAsync, async_name);
+      if (type == nsys::kNvtxStartEndRange) track = b_.ChildTrack(track, TrackKind::kAsync, async_name);
       b_.AddSlice({.ts_ns = ts,
                    .dur_ns = dur,
                    .track_id = track,
@@ -470,7 +439,11 @@ class NsysImport {
       if (!Span(st, 0, 1, &ts, &dur)) continue;
       // nsys draws these on their own row under the thread; they may straddle CUDA calls.
       TrackId track = b_.ChildTrack(Thread(st.OptInt(2).value_or(0)), TrackKind::kAsync, track_name);
-      b_.AddSlice({.ts_ns = ts, .dur_ns = dur, .track_id = track, .name_id = NameFrom(st, 3, -1), .category_id = cat});
+      b_.AddSlice({.ts_ns = ts,
+                   .dur_ns = dur,
+                   .track_id = track,
+                   .name_id = NameFrom(st, 3, -1),
+                   .category_id = cat});
     }
     return Status::Ok();
   }
@@ -479,9 +452,10 @@ class NsysImport {
   Status ReadSamples() {
     std::unordered_map<int64_t, StackId> stacks;  // callchain id -> leaf stack entry
     {
-      ASSIGN_OR_RETURN(SqliteStatement st,
-                       db_.SelectColumns("SAMPLING_CALLCHAINS", {"id", "symbol", "module", "originalIP", "stackDepth"},
-                                         "ORDER BY id, stackDepth DESC"));
+      ASSIGN_OR_RETURN(
+          SqliteStatement st,
+          db_.SelectColumns("SAMPLING_CALLCHAINS", {"id", "symbol", "module", "originalIP", "stackDepth"},
+                            "ORDER BY id, stackDepth DESC"));
       std::unordered_map<uint64_t, FrameId> frames;
       int64_t cur = -1;
       StackId parent = kNoStack;
@@ -531,14 +505,16 @@ class NsysImport {
       }
     }
     if (db_.HasTable("TARGET_INFO_SESSION_START_TIME")) {
-      ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("TARGET_INFO_SESSION_START_TIME", {"utcEpochNs"}));
+      ASSIGN_OR_RETURN(SqliteStatement st,
+                       db_.SelectColumns("TARGET_INFO_SESSION_START_TIME", {"utcEpochNs"}));
       ASSIGN_OR_RETURN(bool row, Step(st));
       if (row && !st.IsNull(0)) b_.SetMetadata(meta::kBaseTimeNs, Value::Int(st.Int(0)));
     }
     if (db_.HasTable("TARGET_INFO_GPU")) {
-      ASSIGN_OR_RETURN(SqliteStatement st,
-                       db_.SelectColumns("TARGET_INFO_GPU", {"id", "name", "totalMemory", "smCount", "clockRate",
-                                                             "computeMajor", "computeMinor", "busLocation"}));
+      ASSIGN_OR_RETURN(
+          SqliteStatement st,
+          db_.SelectColumns("TARGET_INFO_GPU", {"id", "name", "totalMemory", "smCount", "clockRate",
+                                                "computeMajor", "computeMinor", "busLocation"}));
       std::string json = "[";
       while (true) {
         ASSIGN_OR_RETURN(bool row, Step(st));
@@ -549,10 +525,12 @@ class NsysImport {
           if (c == '"' || c == '\\') name += '\\';
           if (static_cast<unsigned char>(c) >= 0x20) name += c;
         }
-        json += fmt::format(R"({{"id": {}, "name": "{}", "totalGlobalMem": {}, "numSms": {}, "clockRate": {})",
-                            st.OptInt(0).value_or(-1), name, st.OptInt(2).value_or(0), st.OptInt(3).value_or(0),
-                            st.OptInt(4).value_or(0));
-        if (!st.IsNull(5)) json += fmt::format(R"(, "computeMajor": {}, "computeMinor": {})", st.Int(5), st.Int(6));
+        json +=
+            fmt::format(R"({{"id": {}, "name": "{}", "totalGlobalMem": {}, "numSms": {}, "clockRate": {})",
+                        st.OptInt(0).value_or(-1), name, st.OptInt(2).value_or(0), st.OptInt(3).value_or(0),
+                        st.OptInt(4).value_or(0));
+        if (!st.IsNull(5))
+          json += fmt::format(R"(, "computeMajor": {}, "computeMinor": {})", st.Int(5), st.Int(6));
         json += "}";
       }
       json += "]";
@@ -586,7 +564,8 @@ class NsysSqliteReader : public TraceReader {
   Status Read(const std::string& path, const ImportOptions& options, TraceBuilder* builder) override {
     ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::Open(path));
     if (!db.HasTable("StringIds")) {
-      return InvalidInput("{}: an SQLite database without a StringIds table is not an Nsight Systems export", path);
+      return InvalidInput("{}: an SQLite database without a StringIds table is not an Nsight Systems export",
+                          path);
     }
     NsysImport imp(db, options, builder);
     return imp.Run();
