@@ -53,3 +53,15 @@ export function paintCounter(
   ctx.fill();
   ctx.stroke();
 }
+
+// The counter's value at time t (the last sample at or before t), or null before its first sample.
+export function counterValueAt(c: CounterSeries, t: number): number | null {
+  let lo = 0;
+  let hi = c.ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (c.ts[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo === 0 ? null : c.value[lo - 1];
+}

@@ -126,3 +126,30 @@ export function paintScrollbar(ctx: CanvasRenderingContext2D, f: FrameView, cont
   ctx.fillStyle = "rgba(0,0,0,0.25)";
   ctx.fillRect(f.width - 6, y, 4, barH);
 }
+
+// Vertical grid lines at the axis ticks, over the slice area.
+export function paintGridLines(ctx: CanvasRenderingContext2D, f: FrameView, step: number): void {
+  ctx.strokeStyle = "rgba(0,0,0,0.07)";
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (let t = Math.ceil(f.viewStart / step) * step; t < f.viewEnd; t += step) {
+    const x = Math.round(f.timeToX(t)) + 0.5;
+    ctx.moveTo(x, TOP);
+    ctx.lineTo(x, f.height);
+  }
+  ctx.stroke();
+}
+
+// The finding marker within 7 px of x on the marker strip, the nearest one, if any.
+export function markerNear(markers: Marker[], x: number, timeToX: (t: number) => number): Marker | undefined {
+  let best: Marker | undefined;
+  let bestD = 7;
+  for (const m of markers) {
+    const d = Math.abs(timeToX(m.t) - x);
+    if (d < bestD) {
+      best = m;
+      bestD = d;
+    }
+  }
+  return best;
+}

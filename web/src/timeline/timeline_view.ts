@@ -11,24 +11,21 @@
 import type { Finding, TraceData } from "../data/trace_data";
 import { clear, el, fitCanvas } from "../util/dom";
 import { formatDuration, niceStep } from "../util/format";
-import { paintCounter } from "./counter_painter";
+import { counterValueAt, paintCounter } from "./counter_painter";
 import { FlowIndex } from "./flow_index";
+import { flowsInView, paintFlows, type Point } from "./flow_painter";
+import { FrameStatsRecorder, type FrameStats } from "./frame_stats";
 import { Lanes } from "./lanes";
-import { AXIS_HEIGHT, CHAR_WIDTH, GUTTER, MARKER_HEIGHT, TOP, paintAxis, paintGutter, paintScrollbar, type FrameView, type Marker } from "./timeline_frame";
+import {
+  AXIS_HEIGHT, CHAR_WIDTH, GUTTER, MARKER_HEIGHT, TOP, markerNear, paintAxis, paintGridLines, paintGutter, paintScrollbar,
+  type FrameView, type Marker,
+} from "./timeline_frame";
 import { LaneRaster, NamePalette, paintLane, type LaneView } from "./lane_painter";
+import { searchSlices } from "./slice_search";
 import { LANE_HEIGHT, TrackLayout, type Row } from "./track_layout";
 
 const MIN_SPAN_NS = 10;
 const HEADER_ABGR = 0xfff5f1ee; // #eef1f5
-
-export interface FrameStats {
-  frames: number;
-  elapsed_ms: number;
-  fps: number;
-  mean_draw_ms: number;
-  p95_draw_ms: number;
-  max_draw_ms: number;
-}
 
 export class TimelineView {
   readonly element: HTMLElement;
@@ -62,7 +59,7 @@ export class TimelineView {
   private animating = false;
   private lastAnimTime = 0;
   private active = false;
-  private stats: { start: number; draws: number[] } | null = null;
+  private stats: FrameStatsRecorder | null = null;
 
   onSelect: (slice: number) => void = () => {};
 
@@ -207,24 +204,16 @@ export class TimelineView {
 
   setSearch(query: string): number {
     if (this.searchBox.value !== query) this.searchBox.value = query;
-    const q = query.trim().toLowerCase();
-    this.matches = [];
-    this.matchTimes = [];
+    const r = searchSlices(this.data, query);
     this.matchPos = -1;
-    if (!q) {
-      this.matchName = null;
+    this.matchName = r ? r.nameMask : null;
+    this.matches = r ? r.slices : [];
+    this.matchTimes = r ? r.times : [];
+    if (!r) {
       this.searchInfo.textContent = "";
       this.requestRedraw();
       return 0;
     }
-    const strings = this.data.strings;
-    const m = new Uint8Array(strings.length);
-    for (let i = 0; i < strings.length; i++) m[i] = strings[i].toLowerCase().includes(q) ? 1 : 0;
-    this.matchName = m;
-    const s = this.data.slices;
-    for (let i = 0; i < s.n; i++) if (m[s.name[i]]) this.matches.push(i);
-    this.matches.sort((a, b) => s.ts[a] - s.ts[b]);
-    this.matchTimes = this.matches.map((i) => s.ts[i]);
     this.searchInfo.textContent = `${this.matches.length.toLocaleString("en-US")} matches`;
     this.requestRedraw();
     return this.matches.length;
@@ -246,23 +235,13 @@ export class TimelineView {
   // ---- frame statistics (the fps benchmark reads these) -------------------------------------
 
   startFrameStats(): void {
-    this.stats = { start: performance.now(), draws: [] };
+    this.stats = new FrameStatsRecorder();
   }
 
   stopFrameStats(): FrameStats {
-    const st = this.stats ?? { start: performance.now(), draws: [] };
+    const stats = (this.stats ?? new FrameStatsRecorder()).finish();
     this.stats = null;
-    const elapsed = performance.now() - st.start;
-    const sorted = st.draws.slice().sort((a, b) => a - b);
-    const mean = sorted.reduce((a, b) => a + b, 0) / Math.max(1, sorted.length);
-    return {
-      frames: sorted.length,
-      elapsed_ms: elapsed,
-      fps: (sorted.length * 1000) / Math.max(1, elapsed),
-      mean_draw_ms: mean,
-      p95_draw_ms: sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))] : 0,
-      max_draw_ms: sorted.length ? sorted[sorted.length - 1] : 0,
-    };
+    return stats;
   }
 
   // Screen position (CSS px, relative to the canvas) of a slice's centre, or null if off screen.
@@ -417,16 +396,7 @@ export class TimelineView {
   }
 
   private markerAt(x: number): Marker | undefined {
-    let best: Marker | undefined;
-    let bestD = 7;
-    for (const m of this.markers) {
-      const d = Math.abs(this.timeToX(m.t) - x);
-      if (d < bestD) {
-        best = m;
-        bestD = d;
-      }
-    }
-    return best;
+    return markerNear(this.markers, x, (t) => this.timeToX(t));
   }
 
   sliceAt(x: number, y: number): number {
@@ -473,17 +443,10 @@ export class TimelineView {
   private counterTooltip(row: Row, x: number): string[] {
     const c = this.data.counters[this.layout.counterOf.get(row.track) ?? -1];
     if (!c || c.ts.length === 0) return [];
-    const t = this.xToTime(x);
-    let lo = 0;
-    let hi = c.ts.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (c.ts[mid] <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo === 0) return [];
+    const v = counterValueAt(c, this.xToTime(x));
+    if (v === null) return [];
     const unit = this.data.strings[this.data.tracks.unit[row.track]];
-    return [row.label, `${c.value[lo - 1].toLocaleString("en-US")}${unit ? " " + unit : ""}`];
+    return [row.label, `${v.toLocaleString("en-US")}${unit ? " " + unit : ""}`];
   }
 
   private hideTooltip(): void {
@@ -500,7 +463,7 @@ export class TimelineView {
       if (this.animating) this.animate(now);
       const t0 = performance.now();
       this.draw();
-      if (this.stats) this.stats.draws.push(performance.now() - t0);
+      this.stats?.record(performance.now() - t0);
       if (this.animating || performance.now() < this.flashUntil) this.requestRedraw();
     });
   }
@@ -536,11 +499,15 @@ export class TimelineView {
     }
     if (raster.img) ctx.putImageData(raster.img, Math.round(GUTTER * dpr), Math.round(TOP * dpr));
 
+    const frame: FrameView = {
+      width: this.width, height: this.height, viewStart: this.viewStart, viewEnd: this.viewEnd,
+      scrollY: this.scrollY, timeToX: (t) => this.timeToX(t),
+    };
     ctx.save();
     ctx.beginPath();
     ctx.rect(GUTTER, TOP, w - GUTTER, h - TOP);
     ctx.clip();
-    this.drawGridLines(ctx);
+    paintGridLines(ctx, frame, this.tickStep());
     for (const [row, y] of counters) this.drawCounter(ctx, row, y);
     for (const l of raster.labels) {
       ctx.fillStyle = l.faded ? "#999999" : "#111111";
@@ -550,10 +517,6 @@ export class TimelineView {
     this.drawSelection(ctx);
     ctx.restore();
 
-    const frame: FrameView = {
-      width: this.width, height: this.height, viewStart: this.viewStart, viewEnd: this.viewEnd,
-      scrollY: this.scrollY, timeToX: (t) => this.timeToX(t),
-    };
     paintGutter(ctx, frame, this.layout);
     paintAxis(ctx, frame, this.tickStep(), this.matchTimes, this.markers);
     paintScrollbar(ctx, frame, this.layout.contentHeight);
@@ -561,19 +524,6 @@ export class TimelineView {
 
   private tickStep(): number {
     return niceStep(this.viewEnd - this.viewStart, Math.max(2, (this.width - GUTTER) / 110));
-  }
-
-  private drawGridLines(ctx: CanvasRenderingContext2D): void {
-    const step = this.tickStep();
-    ctx.strokeStyle = "rgba(0,0,0,0.07)";
-    ctx.lineWidth = 1;
-    ctx.beginPath();
-    for (let t = Math.ceil(this.viewStart / step) * step; t < this.viewEnd; t += step) {
-      const x = Math.round(this.timeToX(t)) + 0.5;
-      ctx.moveTo(x, TOP);
-      ctx.lineTo(x, this.height);
-    }
-    ctx.stroke();
   }
 
   private paintSliceTrack(row: Row, y: number, view: LaneView): void {
@@ -600,46 +550,14 @@ export class TimelineView {
   }
 
   private drawFlows(ctx: CanvasRenderingContext2D): void {
-    const f = this.data.flows;
-    if (f.n === 0) return;
-    let list: number[] = [];
-    if (this.showAllFlows) {
-      const s = this.data.slices;
-      for (let i = 0; i < f.n && list.length < 5000; i++) {
-        const a = f.out[i];
-        const b = f.in[i];
-        const inView = (x: number) => s.ts[x] <= this.viewEnd && s.ts[x] + s.dur[x] >= this.viewStart;
-        if (inView(a) || inView(b)) list.push(i);
-      }
-    }
+    if (this.data.flows.n === 0) return;
+    let list = this.showAllFlows ? flowsInView(this.data, this.viewStart, this.viewEnd) : [];
     if (this.selected >= 0) list = list.concat(this.flowsOf(this.selected));
-    if (list.length === 0) return;
-    const s = this.data.slices;
-    ctx.lineWidth = 1.2;
-    for (const i of list) {
-      const a = this.anchor(f.out[i], true);
-      const b = this.anchor(f.in[i], false);
-      if (!a || !b) continue;
-      const hot = f.out[i] === this.selected || f.in[i] === this.selected;
-      ctx.strokeStyle = hot ? "#d62728" : "rgba(60,60,60,0.55)";
-      ctx.fillStyle = ctx.strokeStyle;
-      ctx.beginPath();
-      ctx.moveTo(a.x, a.y);
-      const mx = (a.x + b.x) / 2;
-      ctx.bezierCurveTo(mx, a.y, mx, b.y, b.x, b.y);
-      ctx.stroke();
-      ctx.beginPath();
-      ctx.moveTo(b.x, b.y);
-      ctx.lineTo(b.x - 6, b.y - 3.5);
-      ctx.lineTo(b.x - 6, b.y + 3.5);
-      ctx.closePath();
-      ctx.fill();
-      void s;
-    }
+    if (list.length > 0) paintFlows(ctx, this.data, list, this.selected, (slice, isSource) => this.anchor(slice, isSource));
   }
 
   // Where a flow attaches to a slice: the end of the source, the start of the destination.
-  private anchor(slice: number, isSource: boolean): { x: number; y: number } | null {
+  private anchor(slice: number, isSource: boolean): Point | null {
     const s = this.data.slices;
     const row = this.layout.rowOf(s.track[slice]);
     if (!row) return null;
