@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "base/time_units.h"
@@ -227,9 +228,18 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   ASSIGN_OR_RETURN(auto storage, OpenStudyStorage(storage_url));
 
   ProgressFn progress;
+  // Configurations found infeasible (absent from a replay cache) cost nothing and can outnumber
+  // evaluations a hundred to one: they are counted into the next line instead of one line each.
+  int64_t infeasible_unreported = 0;
   if (!o.quiet) {
-    progress = [&ctx, &topt](const Progress& p) {
+    progress = [&ctx, &topt, &infeasible_unreported](const Progress& p) {
       const TrialSummary& t = *p.trial;
+      if (t.state == TrialState::kInfeasible) {
+        ++infeasible_unreported;
+        return;
+      }
+      std::string skipped =
+          infeasible_unreported ? fmt::format(" (after {} infeasible)", std::exchange(infeasible_unreported, 0)) : "";
       std::string what;
       if (t.state == TrialState::kComplete) {
         for (const ObjectiveSpec& obj : topt.objectives)
@@ -240,7 +250,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
         what = std::string(TrialStateName(t.state)) + (t.reason.empty() ? "" : ": " + t.reason);
       }
       std::string eta = p.eta_s >= 0 ? " eta " + FormatDuration(static_cast<TimeNs>(p.eta_s * 1e9)) : "";
-      ctx.err << fmt::format("[{}/{}] trial {} {} | best {}{} | {}\n", p.evaluations, p.budget, t.number, what,
+      ctx.err << fmt::format("[{}/{}] trial {}{} {} | best {}{} | {}\n", p.evaluations, p.budget, t.number, skipped, what,
                              p.best_value ? FormatValueText(*p.best_value) : "-", eta, ParamsText(t.params));
       ctx.err.flush();
     };

@@ -1,7 +1,7 @@
 // `cann-profiler tune` through the real binary: replay output, the CLI contract, resume after
 // kill -9, two processes on one SQLite study, and the cann-auto-tune name.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "tune/trial_runner.h"
@@ -26,6 +27,7 @@ using tune::RunProcess;
 
 const std::string kBinary = CPROF_BINARY_DIR "/cann-profiler";
 const std::string kPnpoly = CPROF_FIXTURES_DIR "/tuning/pnpoly_RTX_3090.json.gz";
+const std::string kGemm = CPROF_FIXTURES_DIR "/tuning/gemm_RTX_3090.json.gz";  // 78% of it absent
 
 ProcessResult Tune(std::vector<std::string> args, const std::string& cwd = "/tmp") {
   args.insert(args.begin(), {kBinary, "tune"});
@@ -81,10 +83,34 @@ TEST(TuneCommandTest, ReplayJsonIsOneLineAndReproducible) {
   EXPECT_EQ(ja["history"], jb["history"]);
 }
 
+// Progress has one line per evaluation: configurations absent from the replay cache (free, and
+// more numerous than evaluations on gemm-like spaces) are counted into the next line.
+TEST(TuneCommandTest, ProgressHasOneLinePerEvaluation) {
+  ProcessResult r = Tune({"--replay", kGemm, "--budget", "8", "--seed", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = LastJsonLine(r.out);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  int lines = 0, infeasible_mentioned = 0;
+  std::istringstream err(r.err);
+  for (std::string line; std::getline(err, line);) {
+    if (line.rfind("[", 0) != 0) continue;
+    ++lines;
+    EXPECT_EQ(line.find("trial") != std::string::npos && line.find("infeasible:") != std::string::npos, false)
+        << line;
+    size_t at = line.find("(after ");
+    if (at != std::string::npos) infeasible_mentioned += std::stoi(line.substr(at + 7));
+  }
+  EXPECT_EQ(lines, j["trials"].get<int>()) << r.err;  // trials counts evaluations, failed ones too
+  EXPECT_GT(j["infeasible"].get<int>(), 0) << "most of gemm's space is absent from its cache";
+  EXPECT_LE(infeasible_mentioned, j["infeasible"].get<int>());
+  EXPECT_GT(infeasible_mentioned, 0) << r.err;
+}
+
 TEST(TuneCommandTest, ReportIsAnHtmlPageWithTheCurveAndImportance) {
   fs::path dir = TempDir("report");
   const std::string html = (dir / "study.html").string();
-  ProcessResult r = Tune({"--replay", kPnpoly, "--budget", "20", "--seed", "3", "--json", "--quiet", "--report", html});
+  ProcessResult r =
+      Tune({"--replay", kPnpoly, "--budget", "20", "--seed", "3", "--json", "--quiet", "--report", html});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(html);
   const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -103,26 +129,29 @@ TEST(TuneCommandTest, ReportIsAnHtmlPageWithTheCurveAndImportance) {
   EXPECT_NE(page.find(">block_size_x<"), std::string::npos);
   EXPECT_EQ(page.find("<script"), std::string::npos);
   // A report that cannot be written is an error, and nothing is left behind.
-  ProcessResult bad = Tune({"--replay", kPnpoly, "--budget", "3", "--quiet", "--report", "/nonexistent/dir/x.html"});
+  ProcessResult bad =
+      Tune({"--replay", kPnpoly, "--budget", "3", "--quiet", "--report", "/nonexistent/dir/x.html"});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find("/nonexistent/dir/x.html"), std::string::npos) << bad.err;
 }
 
 TEST(TuneCommandTest, ContractFlagsAndErrors) {
   // Both spellings of multi-word flags; durations with units.
-  ProcessResult dash = Tune({"--replay", kPnpoly, "--budget", "5", "--replay-noise", "--no-default", "--quiet"});
+  ProcessResult dash =
+      Tune({"--replay", kPnpoly, "--budget", "5", "--replay-noise", "--no-default", "--quiet"});
   EXPECT_EQ(dash.exit_code, 0) << dash.err;
-  ProcessResult under = Tune({"--replay", kPnpoly, "--budget", "5", "--replay_noise", "--time", "10m", "--quiet"});
+  ProcessResult under =
+      Tune({"--replay", kPnpoly, "--budget", "5", "--replay_noise", "--time", "10m", "--quiet"});
   EXPECT_EQ(under.exit_code, 0) << under.err;
   EXPECT_NE(under.out.find("best"), std::string::npos);
   // Bad input: exit code 2 and one line naming the problem.
   for (const auto& args : std::vector<std::vector<std::string>>{
-           {"--budget", "5", "--", "true"},                                       // no space
-           {"--replay", kPnpoly, "--sampler", "annealing"},                        // unknown sampler
-           {"--replay", kPnpoly, "--time", "30"},                                  // duration without unit
-           {"--replay", "/nonexistent.json.gz"},                                   // missing file
-           {"--replay", kPnpoly, "--objective", "p99(step):min"},                  // needs the tracer
-           {"--replay", kPnpoly, "--from_diagnosis", "report.yaml"},               // no such report
+           {"--budget", "5", "--", "true"},                           // no space
+           {"--replay", kPnpoly, "--sampler", "annealing"},           // unknown sampler
+           {"--replay", kPnpoly, "--time", "30"},                     // duration without unit
+           {"--replay", "/nonexistent.json.gz"},                      // missing file
+           {"--replay", kPnpoly, "--objective", "p99(step):min"},     // needs the tracer
+           {"--replay", kPnpoly, "--from_diagnosis", "report.yaml"},  // no such report
        }) {
     ProcessResult r = Tune(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args.back() << ": " << r.err;
@@ -145,10 +174,13 @@ Workload MakeWorkload(const std::string& name, double sleep_s) {
   w.db = (w.dir / "study.db").string();
   std::ofstream(w.space) << "parameters:\n  - {name: x, type: int, low: 0, high: 9}\n"
                             "  - {name: y, type: int, low: 0, high: 9}\n";
-  w.command = {"/bin/sh", "-c",
+  w.command = {"/bin/sh",
+               "-c",
                "echo \"$1,$2\" >> " + w.log + "; sleep " + std::to_string(sleep_s) +
                    "; echo \"{{\\\"ms\\\": $(( ($1-3)*($1-3) + ($2-6)*($2-6) + 1 ))}}\"",
-               "sh", "{x}", "{y}"};
+               "sh",
+               "{x}",
+               "{y}"};
   return w;
 }
 
@@ -162,8 +194,9 @@ std::vector<std::string> Lines(const std::string& path) {
 
 TEST(TuneCommandTest, ResumesAfterKill9WithNothingLostOrRepeated) {
   Workload w = MakeWorkload("resume", 0.3);
-  std::vector<std::string> args = {kBinary, "tune", "--space", w.space, "--storage", "sqlite://" + w.db,
-                                   "--budget", "12", "--seed", "1", "--remeasure", "0", "--quiet", "--"};
+  std::vector<std::string> args = {kBinary,    "tune", "--space", w.space, "--storage",   "sqlite://" + w.db,
+                                   "--budget", "12",   "--seed",  "1",     "--remeasure", "0",
+                                   "--quiet",  "--"};
   args.insert(args.end(), w.command.begin(), w.command.end());
   // First run: killed with SIGKILL once a few trials are done.
   pid_t pid = ::fork();
@@ -191,7 +224,8 @@ TEST(TuneCommandTest, ResumesAfterKill9WithNothingLostOrRepeated) {
   std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the orphaned trial finishes
 
   // The same command again: resumes.
-  ProcessResult again = RunProcess(std::vector<std::string>(args.begin(), args.end()), {}, 600 * kNsPerS, "/tmp");
+  ProcessResult again =
+      RunProcess(std::vector<std::string>(args.begin(), args.end()), {}, 600 * kNsPerS, "/tmp");
   EXPECT_EQ(again.exit_code, 0) << again.err;
   auto after = Trials(w.db);
   std::set<std::string> keys;
@@ -211,9 +245,10 @@ TEST(TuneCommandTest, ResumesAfterKill9WithNothingLostOrRepeated) {
 
 TEST(TuneCommandTest, TwoProcessesShareOneSqliteStudy) {
   Workload w = MakeWorkload("two", 0.05);
-  std::vector<std::string> args = {kBinary, "tune", "--space", w.space, "--storage", "sqlite://" + w.db,
-                                   "--study", "shared", "--budget", "16", "--workers", "2", "--remeasure", "0",
-                                   "--quiet", "--seed"};
+  std::vector<std::string> args = {
+      kBinary,       "tune",   "--space",  w.space, "--storage", "sqlite://" + w.db,
+      "--study",     "shared", "--budget", "16",    "--workers", "2",
+      "--remeasure", "0",      "--quiet",  "--seed"};
   auto run = [&](const std::string& seed, ProcessResult* r) {
     std::vector<std::string> a = args;
     a.push_back(seed);
@@ -243,8 +278,8 @@ TEST(TuneCommandTest, InstalledAsCannAutoTune) {
   fs::path dir = TempDir("alias");
   fs::path alias = dir / "cann-auto-tune";
   fs::create_symlink(kBinary, alias);
-  ProcessResult r = RunProcess({alias.string(), "--replay", kPnpoly, "--budget", "5", "--json", "--quiet"}, {},
-                               120 * kNsPerS, "/tmp");
+  ProcessResult r = RunProcess({alias.string(), "--replay", kPnpoly, "--budget", "5", "--json", "--quiet"},
+                               {}, 120 * kNsPerS, "/tmp");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = LastJsonLine(r.out);
   EXPECT_EQ(j["trials"], 5);
@@ -255,10 +290,10 @@ TEST(TuneCommandTest, InstalledAsCannAutoTune) {
 TEST(TuneCommandTest, RuntimeAdjustmentSaysWhenTheFindingsFixMeasuredWorse) {
   fs::path dir = TempDir("guided");
   const std::string report = (dir / "report.yaml").string();
-  ProcessResult d = RunProcess({kBinary, "diagnose", "--trace",
-                                CPROF_FIXTURES_DIR "/kineto/hta/nccl_parser_config/nccl_data.json.gz", "--output",
-                                report},
-                               {}, 120 * kNsPerS, "/tmp");
+  ProcessResult d =
+      RunProcess({kBinary, "diagnose", "--trace",
+                  CPROF_FIXTURES_DIR "/kineto/hta/nccl_parser_config/nccl_data.json.gz", "--output", report},
+                 {}, 120 * kNsPerS, "/tmp");
   ASSERT_EQ(d.exit_code, 0) << d.err;  // its top finding: device_idle (confidence 0.80)
   const std::string space = (dir / "space.yaml").string();
   std::ofstream(space) << "parameters:\n"
@@ -266,9 +301,26 @@ TEST(TuneCommandTest, RuntimeAdjustmentSaysWhenTheFindingsFixMeasuredWorse) {
                           "  - {name: y, type: int, low: 0, high: 3, default: 0}\n";
   const std::string yaml = (dir / "runtime_adjustment.yaml").string();
   // x = 0 is best; the finding's fix (x = 3) is the worst value.
-  ProcessResult r = Tune({"--space", space, "--from_diagnosis", report, "--runtime_adjustment", yaml, "--budget", "16",
-                          "--sampler", "random", "--seed", "1", "--quiet", "--", "/bin/sh", "-c",
-                          "echo \"{{\\\"ms\\\": $(( $1 * 10 + $2 + 1 ))}}\"", "sh", "{x}", "{y}"});
+  ProcessResult r = Tune({"--space",
+                          space,
+                          "--from_diagnosis",
+                          report,
+                          "--runtime_adjustment",
+                          yaml,
+                          "--budget",
+                          "16",
+                          "--sampler",
+                          "random",
+                          "--seed",
+                          "1",
+                          "--quiet",
+                          "--",
+                          "/bin/sh",
+                          "-c",
+                          "echo \"{{\\\"ms\\\": $(( $1 * 10 + $2 + 1 ))}}\"",
+                          "sh",
+                          "{x}",
+                          "{y}"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(yaml);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
