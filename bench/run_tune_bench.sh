@@ -4,6 +4,7 @@
 # 200 over 50 seeds; prints one table per space (mean fraction of the optimum and the methodology
 # score) and writes the numbers to <build>/bench/tune_replay.json.
 #   bench/run_tune_bench.sh [build-dir]        SEEDS=10 SAMPLERS=auto,random for a quick look
+# Then the same for the held-out sub-spaces of bench/make_derived_spaces.py (HELDOUT=0 skips them).
 set -euo pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -27,3 +28,12 @@ else
 fi
 "$bin" --seeds "$seeds" --budgets "$budgets" --samplers "$samplers" --jobs "$jobs" \
   --json "$out/tune_replay.json" "${optuna_args[@]}"
+
+# Held-out sub-spaces (bench/make_derived_spaces.py): the default sampler only, as a check that its
+# settings, chosen on the three spaces above, carry over. HELDOUT=0 skips them.
+if [ "${HELDOUT:-1}" != 0 ]; then
+  /usr/bin/python3 bench/make_derived_spaces.py "$out/derived"
+  echo "Held-out sub-spaces (default sampler):" >&2
+  "$bin" --dir "$out/derived" --seeds "$seeds" --budgets "$budgets" --samplers auto --jobs "$jobs" \
+    --json "$out/tune_replay_heldout.json"
+fi

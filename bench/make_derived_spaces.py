@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Held-out spaces for the tuner benchmark, cut from the replayed Kernel Tuner caches.
+
+The tuner's settings were chosen on the three spaces in ../shared/fixtures/tuning; these sub-spaces
+check that its sample efficiency is not an artefact of them. Each keeps the configurations of one
+cache that satisfy a restriction (so its optimum, its share of absent configurations and its random
+baseline differ), and narrows every parameter's list to the values that remain:
+
+  gemm-noshared   gemm with SA = SB = 0 (no local-memory caching): the optimum moves inside the
+                  ranges (MWG = 64 of 16..128), and random search is strong (0.86 at 25 evaluations)
+  gemm-smalltile  gemm with MWG, NWG <= 64
+  gemm-narrowvec  gemm with VWM, VWN <= 2
+  conv-nopad      convolution without padding
+  pnpoly-small    pnpoly with block_size_x <= 512
+
+  bench/make_derived_spaces.py OUT_DIR        then: tune_replay_bench --dir OUT_DIR
+"""
+import gzip
+import json
+import os
+import sys
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "fixtures", "tuning")
+
+DERIVED = [
+    ("gemm-noshared", "gemm_RTX_3090.json.gz", lambda p: p["SA"] == 0 and p["SB"] == 0),
+    ("gemm-smalltile", "gemm_RTX_3090.json.gz", lambda p: p["MWG"] <= 64 and p["NWG"] <= 64),
+    ("gemm-narrowvec", "gemm_RTX_3090.json.gz", lambda p: p["VWM"] <= 2 and p["VWN"] <= 2),
+    ("conv-nopad", "convolution_RTX_3090.json.gz", lambda p: p["use_padding"] == 0),
+    ("pnpoly-small", "pnpoly_RTX_3090.json.gz", lambda p: p["block_size_x"] <= 512),
+]
+
+
+def derive(src, keep):
+    with gzip.open(src, "rt") as f:
+        doc = json.load(f)
+    keys = doc["tune_params_keys"]
+    cache = {k: v for k, v in doc["cache"].items() if keep({p: v[p] for p in keys})}
+    for p in keys:
+        present = {v[p] for v in cache.values()}
+        doc["tune_params"][p] = [x for x in doc["tune_params"][p] if x in present]
+    doc["cache"] = cache
+    return doc
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_derived_spaces.py OUT_DIR")
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    fixtures = os.environ.get("CPROF_FIXTURES_DIR")
+    fixtures = os.path.join(fixtures, "tuning") if fixtures else FIXTURES
+    for name, src, keep in DERIVED:
+        path = os.path.join(out, name + "_RTX_3090.json.gz")
+        if os.path.exists(path):
+            continue
+        doc = derive(os.path.join(fixtures, src), keep)
+        tmp = path + ".tmp"
+        with gzip.open(tmp, "wt") as f:
+            json.dump(doc, f)
+        os.replace(tmp, path)
+        print(f"{name}: {len(doc['cache'])} configurations", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
