@@ -102,7 +102,9 @@ struct Study {
   std::atomic<bool> stop{false};
   std::mutex progress_mu;
   int64_t run_here = 0;
-  double seconds_here = 0;
+  // Evaluations (complete or failed) this process ran: the ETA is the wall time since the start
+  // per evaluation (proposals, infeasible configurations and parallel workers included).
+  int64_t evaluated_here = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
   std::mutex hb_mu;
@@ -382,7 +384,7 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
     {
       std::lock_guard<std::mutex> plock(st.progress_mu);
       st.run_here++;
-      st.seconds_here += job.finished_at - job.started_at;
+      if (job.state != TrialState::kInfeasible) st.evaluated_here++;
       if (st.progress) {
         auto trials = store.LoadTrials(st.id);
         if (trials.ok()) {
@@ -402,9 +404,11 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
             if (v && (!pr.best_value || (*v)[0] < *pr.best_value)) pr.best_value = (*v)[0];
           }
           if (pr.best_value && !objs.empty() && objs[0].maximize) pr.best_value = -*pr.best_value;
-          double per = st.seconds_here / static_cast<double>(st.run_here);
           int64_t left = std::max<int64_t>(0, st.opt.budget - pr.evaluations);
-          pr.eta_s = per * static_cast<double>(left) / std::max(1, st.opt.workers);
+          if (st.evaluated_here > 0) {
+            double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count();
+            pr.eta_s = elapsed / static_cast<double>(st.evaluated_here) * static_cast<double>(left);
+          }
           st.progress(pr);
         }
       }
