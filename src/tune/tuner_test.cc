@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <mutex>
@@ -54,7 +55,8 @@ std::string TempPath(const std::string& name) {
 
 void ExpectNoDuplicates(const TuneResult& r) {
   std::set<std::map<std::string, std::string>> seen;
-  for (const TrialSummary& t : r.trials) EXPECT_TRUE(seen.insert(t.params).second) << "trial " << t.number << " repeats a configuration";
+  for (const TrialSummary& t : r.trials)
+    EXPECT_TRUE(seen.insert(t.params).second) << "trial " << t.number << " repeats a configuration";
 }
 
 TEST(ReplayEvaluatorTest, CacheSemantics) {
@@ -62,9 +64,9 @@ TEST(ReplayEvaluatorTest, CacheSemantics) {
   EXPECT_EQ(r.eval->valid_objectives().size(), 5220u);
   EXPECT_EQ(r.eval->failed_count(), 1548u);
   Rng rng(1);
-  std::map<std::string, std::string> p = {{"block_size_x", "2"}, {"block_size_y", "32"}, {"filter_height", "15"},
-                                          {"filter_width", "15"}, {"read_only", "0"}, {"tile_size_x", "1"},
-                                          {"tile_size_y", "1"}, {"use_padding", "0"}};
+  std::map<std::string, std::string> p = {
+      {"block_size_x", "2"}, {"block_size_y", "32"}, {"filter_height", "15"}, {"filter_width", "15"},
+      {"read_only", "0"},    {"tile_size_x", "1"},   {"tile_size_y", "1"},    {"use_padding", "0"}};
   EvalResult ok = r.eval->Evaluate(p, rng);
   ASSERT_EQ(ok.state, TrialState::kComplete);
   EXPECT_NEAR(ok.metrics.at("time"), 7.0016, 1e-4);  // the mean of its 32 `times`
@@ -94,10 +96,12 @@ TEST(TunerTest, ReplayIsReproducibleWithASeedAndCountsTheBudget) {
   for (size_t i = 0; !differs && i < a.trials.size(); ++i) differs = a.trials[i].params != c.trials[i].params;
   EXPECT_TRUE(differs) << "another seed should explore differently";
   int64_t evaluated = 0;
-  for (const TrialSummary& t : a.trials) evaluated += t.state == TrialState::kComplete || t.state == TrialState::kFailed;
+  for (const TrialSummary& t : a.trials)
+    evaluated += t.state == TrialState::kComplete || t.state == TrialState::kFailed;
   EXPECT_EQ(evaluated, 30);  // infeasible (absent) configurations are free
   ExpectNoDuplicates(a);
-  // The default configuration (the space has none from a cache file) is not required; the best is the minimum.
+  // The default configuration (the space has none from a cache file) is not required; the best is the
+  // minimum.
   double min_time = INFINITY;
   for (const TrialSummary& t : a.trials)
     if (t.state == TrialState::kComplete) min_time = std::min(min_time, t.metrics.at("time"));
@@ -205,9 +209,53 @@ class NoisyEvaluator : public Evaluator {
 };
 
 SearchSpace LineSpace() {
-  auto f = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 15, default: 0}\n", "line.yaml");
+  auto f =
+      ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 15, default: 0}\n", "line.yaml");
   EXPECT_TRUE(f.ok());
   return std::move(f).value().space;
+}
+
+// Odd x is infeasible at once (as a configuration absent from a replay cache); even x takes 30 ms.
+class SlowEvenEvaluator : public Evaluator {
+ public:
+  EvalResult Evaluate(const std::map<std::string, std::string>& p, Rng&) override {
+    EvalResult r;
+    if (std::stoi(p.at("x")) % 2 == 1) {
+      r.state = TrialState::kInfeasible;
+      return r;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    r.state = TrialState::kComplete;
+    r.metrics["time"] = 1;
+    return r;
+  }
+};
+
+// The ETA counts the time evaluations take, not the instant infeasible trials: after k of B
+// evaluations it is at least (B - k) x 30 ms, and unknown (-1) before the first evaluation.
+TEST(TunerTest, ProgressEtaIsTimePerEvaluation) {
+  SearchSpace space = LineSpace();
+  SlowEvenEvaluator eval;
+  auto store = OpenStudyStorage("memory");
+  ASSERT_TRUE(store.ok());
+  TuneOptions o = Options("eta", 5);
+  o.sampler = "random";
+  o.default_first = false;
+  std::vector<std::pair<int64_t, double>> seen;  // (evaluations, eta_s) per progress call
+  auto r = RunStudy(space, eval, **store, o,
+                    [&](const Progress& p) { seen.emplace_back(p.evaluations, p.eta_s); });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(seen.empty());
+  int checked = 0;
+  for (auto [evaluations, eta] : seen) {
+    if (evaluations == 0) {
+      EXPECT_EQ(eta, -1);
+      continue;
+    }
+    EXPECT_GE(eta, 0.9 * 0.030 * static_cast<double>(5 - evaluations)) << "after " << evaluations;
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
 }
 
 TEST(TunerTest, RacingStopsClearlyWorseConfigurationsAndRemeasuresTheBest) {
