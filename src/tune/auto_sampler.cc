@@ -1,8 +1,7 @@
 // The default sampler: a portfolio of samplers under a multi-armed bandit (OpenTuner's AUC bandit,
 // Ansel et al. 2014). Each trial goes to the arm whose recent proposals most often produced a new
 // best, plus a small exploration bonus; the GP arm alone makes the first kGpAlone evaluations, and
-// every evaluation of a study shorter than kShortStudy (the bandit would have no room to learn),
-// with input warping on.
+// every evaluation of a study shorter than kShortStudy (the bandit would have no room to learn).
 // The bandit's state is rebuilt from the history's sampler labels ("auto/gp"), so it survives a
 // resume and sees trials other workers proposed.
 #include <cmath>
@@ -25,20 +24,12 @@ constexpr size_t kGpAlone = 12;
 // the warm-up: too few to earn credit, each one a trial the GP arm would have used better. So the
 // GP arm makes all of them: the B=25 gains above without the losses at B>=50.
 constexpr int64_t kShortStudy = 3 * static_cast<int64_t>(kGpAlone);
-// In a short study the GP arm's model warps its inputs (a Kumaraswamy CDF per column, learned with
-// the length scales). Bench scores of auto at B=25, unwarped -> warped, seeds 0-199 (where the warp's
-// prior was chosen): convolution 0.84 -> 0.86, gemm 0.48 -> 0.53, pnpoly 0.79 -> 0.79; seeds
-// 200-399: convolution 0.84 -> 0.86, gemm 0.50 -> 0.47, pnpoly 0.69 -> 0.71. Longer studies keep
-// the unwarped GP: with warping at every budget, B=50 moved by -0.01..+0.06 but B=100 fell (50
-// seeds: convolution 0.98 -> 0.95, gemm 0.89 -> 0.84, pnpoly 0.99 -> 0.92) and pnpoly B=200 1.00 ->
-// 0.96.
 
 class AutoSampler final : public Sampler {
  public:
-  AutoSampler(const SearchSpace& space, int64_t budget) {
-    const bool short_study = budget > 0 && budget < kShortStudy;
-    gp_alone_ = short_study ? static_cast<size_t>(budget) : kGpAlone;
-    arms_.push_back({"gp", MakeGpSampler(space, /*warp_inputs=*/short_study), kGpPrior});
+  AutoSampler(const SearchSpace& space, int64_t budget)
+      : gp_alone_(budget > 0 && budget < kShortStudy ? static_cast<size_t>(budget) : kGpAlone) {
+    arms_.push_back({"gp", MakeGpSampler(space), kGpPrior});
     arms_.push_back({"evolution", MakeEvolutionSampler(space), 0});
     arms_.push_back({"tpe", MakeTpeSampler(space), 0});
   }
@@ -106,7 +97,7 @@ class AutoSampler final : public Sampler {
     return score;
   }
 
-  size_t gp_alone_ = kGpAlone;
+  size_t gp_alone_;
   std::vector<Arm> arms_;
   std::string last_ = "gp";
 };

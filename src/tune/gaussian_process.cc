@@ -1,5 +1,4 @@
-// GP regression: Matérn-5/2 ARD kernel (on Kumaraswamy-warped inputs when asked), marginal-likelihood
-// fitting by Rprop, prediction.
+// GP regression: Matérn-5/2 ARD kernel, marginal-likelihood fitting by Rprop, prediction.
 #include "tune/gaussian_process.h"
 
 #include <algorithm>
@@ -21,13 +20,6 @@ constexpr double kLogNoiseMin = -13.8, kLogNoiseMax = 0.0;  // 1e-6 .. 1 of a st
 // 1.5, 3 were no better on gemm B=25.
 constexpr double kLsStart = -0.7;
 constexpr double kLsTau = 0.5;
-// Kumaraswamy warp exponents a, b (when warping): log a, log b ~ N(0, 1), within [-1, 1] (a, b
-// in [1/e, e]). Bench scores of auto at B=25 (seeds 0-199), gemm: 0.48 unwarped; 0.53 with these;
-// 0.52 with log a, log b in [-1.5, 1.5] (but pnpoly 0.79 -> 0.76); 0.50 with sd 0.5 or 0.7; 0.49
-// with a one-exponent power warp x^a. Chosen on those seeds; on seeds 200-399 gemm is 0.50 -> 0.47
-// (convolution 0.84 -> 0.86, pnpoly 0.69 -> 0.71), so the gemm gain is mostly seed noise.
-constexpr double kWarpSd = 1.0;
-constexpr double kLogWarpMax = 1.0;
 // Weak log-normal priors: signal around 1, noise small.
 constexpr double kSigPriorSd = 1.5;
 constexpr double kNoisePriorMean = -9.0, kNoisePriorSd = 3.0;
@@ -38,33 +30,6 @@ Eigen::MatrixXd SqDist(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
   Eigen::MatrixXd d = (-2.0 * A * B.transpose()).colwise() + a2;
   d.rowwise() += b2.transpose();
   return d.cwiseMax(0.0);
-}
-
-// Kumaraswamy CDF of every entry of X (inputs in [0, 1]), column k with exponents
-// a = exp(log_a[k]), b = exp(log_b[k]): u = 1 - (1 - x^a)^b; X itself when log_a is empty. When
-// du_da / du_db are given, also du/dlog(a) = a b (1 - x^a)^(b-1) x^a ln x and
-// du/dlog(b) = -b (1 - x^a)^b ln(1 - x^a).
-Eigen::MatrixXd Warp(const Eigen::MatrixXd& X, const Eigen::VectorXd& log_a, const Eigen::VectorXd& log_b,
-                     Eigen::MatrixXd* du_da = nullptr, Eigen::MatrixXd* du_db = nullptr) {
-  if (log_a.size() == 0) return X;
-  Eigen::MatrixXd U(X.rows(), X.cols());
-  if (du_da) du_da->setZero(X.rows(), X.cols());
-  if (du_db) du_db->setZero(X.rows(), X.cols());
-  for (Eigen::Index k = 0; k < X.cols(); ++k) {
-    const double a = std::exp(log_a[k]), b = std::exp(log_b[k]);
-    for (Eigen::Index i = 0; i < X.rows(); ++i) {
-      const double x = X(i, k);
-      if (x <= 0 || x >= 1) {  // the ends stay in place, whatever a and b
-        U(i, k) = std::clamp(x, 0.0, 1.0);
-        continue;
-      }
-      const double t = std::pow(x, a), v = 1 - t, vb = std::pow(v, b);
-      U(i, k) = 1 - vb;
-      if (du_da) (*du_da)(i, k) = a * b * (vb / v) * t * std::log(x);
-      if (du_db) (*du_db)(i, k) = -b * vb * std::log(v);
-    }
-  }
-  return U;
 }
 
 // Log density of log(l) when rho = l^-2 ~ half-Cauchy(0, kLsTau), up to a constant (the -2 log l
@@ -85,18 +50,12 @@ GaussianProcess::Hyper GaussianProcess::Default(int d) const {
   h.log_ls = Eigen::VectorXd::Constant(d, kLsStart);
   h.log_signal = 0;
   h.log_noise = -9;
-  if (warp_inputs_) {
-    h.log_warp_a = Eigen::VectorXd::Zero(d);
-    h.log_warp_b = Eigen::VectorXd::Zero(d);
-  }
   return h;
 }
 
 Eigen::MatrixXd GaussianProcess::Kernel(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const Hyper& h) const {
   Eigen::RowVectorXd inv = (-h.log_ls).array().exp().transpose();
-  Eigen::MatrixXd As = Warp(A, h.log_warp_a, h.log_warp_b).array().rowwise() * inv.array();
-  Eigen::MatrixXd Bs = Warp(B, h.log_warp_a, h.log_warp_b).array().rowwise() * inv.array();
-  Eigen::MatrixXd r = SqDist(As, Bs).cwiseSqrt();
+  Eigen::MatrixXd r = SqDist(A.array().rowwise() * inv.array(), B.array().rowwise() * inv.array()).cwiseSqrt();
   double s2 = std::exp(h.log_signal);
   Eigen::MatrixXd k =
       (s2 * (1.0 + kSqrt5 * r.array() + (5.0 / 3.0) * r.array().square()) * (-kSqrt5 * r.array()).exp()).matrix();
@@ -106,11 +65,7 @@ Eigen::MatrixXd GaussianProcess::Kernel(const Eigen::MatrixXd& A, const Eigen::M
 double GaussianProcess::Objective(const Hyper& h, Eigen::VectorXd* grad) const {
   const int n = static_cast<int>(X_.rows()), d = static_cast<int>(X_.cols());
   Eigen::RowVectorXd inv = (-h.log_ls).array().exp().transpose();
-  Eigen::MatrixXd du_da, du_db;
-  Eigen::MatrixXd Xs = Warp(X_, h.log_warp_a, h.log_warp_b, grad ? &du_da : nullptr, grad ? &du_db : nullptr)
-                           .array()
-                           .rowwise() *
-                       inv.array();
+  Eigen::MatrixXd Xs = X_.array().rowwise() * inv.array();
   Eigen::MatrixXd r = SqDist(Xs, Xs).cwiseSqrt();
   double s2 = std::exp(h.log_signal), noise = std::exp(h.log_noise);
   Eigen::ArrayXXd e = (-kSqrt5 * r.array()).exp();
@@ -126,10 +81,8 @@ double GaussianProcess::Objective(const Hyper& h, Eigen::VectorXd* grad) const {
   for (int k = 0; k < d; ++k) prior += LogLsPrior(h.log_ls[k]);
   prior -= 0.5 * std::pow(h.log_signal / kSigPriorSd, 2);
   prior -= 0.5 * std::pow((h.log_noise - kNoisePriorMean) / kNoisePriorSd, 2);
-  prior -= 0.5 * (h.log_warp_a.squaredNorm() + h.log_warp_b.squaredNorm()) / (kWarpSd * kWarpSd);
   if (grad) {
-    const bool warped = h.log_warp_a.size() > 0;
-    grad->resize(warped ? 3 * d + 2 : d + 2);
+    grad->resize(d + 2);
     Eigen::MatrixXd Kinv = llt.solve(Eigen::MatrixXd::Identity(n, n));
     Eigen::MatrixXd W = alpha * alpha.transpose() - Kinv;
     // dK/dlog(l_k) = s2 * 5/3 * (1 + sqrt5 r) exp(-sqrt5 r) * (dx_k / l_k)^2
@@ -140,15 +93,6 @@ double GaussianProcess::Objective(const Hyper& h, Eigen::VectorXd* grad) const {
       // sum_ij G_ij (x_ik - x_jk)^2 = 2 (sum_i x_i^2 rowsum_i) - 2 x^T G x  (G symmetric)
       double s = 2.0 * (col.array().square() * rowsum.array()).sum() - 2.0 * col.dot(G * col);
       (*grad)[k] = 0.5 * s + LogLsPriorGrad(h.log_ls[k]);
-      // A warp exponent moves column k's scaled inputs by g = du/dtheta / l_k; then
-      // dK/dtheta = -(5/6) s2 (1 + sqrt5 r) exp(-sqrt5 r) * 2 (x_i - x_j)(g_i - g_j), and
-      // sum_ij G_ij (x_i - x_j)(g_i - g_j) = 2 (sum_i x_i g_i rowsum_i) - 2 x^T G g.
-      for (int w = 0; w < (warped ? 2 : 0); ++w) {
-        Eigen::VectorXd g = (w == 0 ? du_da : du_db).col(k) * inv[k];
-        double sg = (col.array() * g.array() * rowsum.array()).sum() - col.dot(G * g);
-        double log_e = w == 0 ? h.log_warp_a[k] : h.log_warp_b[k];
-        (*grad)[d + 2 + w * d + k] = -sg - log_e / (kWarpSd * kWarpSd);
-      }
     }
     (*grad)[d] = 0.5 * (W.array() * Kf.array()).sum() - h.log_signal / (kSigPriorSd * kSigPriorSd);
     (*grad)[d + 1] = 0.5 * noise * W.trace() - (h.log_noise - kNoisePriorMean) / (kNoisePriorSd * kNoisePriorSd);
@@ -158,25 +102,18 @@ double GaussianProcess::Objective(const Hyper& h, Eigen::VectorXd* grad) const {
 
 GaussianProcess::Hyper GaussianProcess::Optimize(Hyper h, int iters) const {
   const int d = static_cast<int>(h.log_ls.size());
-  const bool warped = h.log_warp_a.size() > 0;
-  const int np = warped ? 3 * d + 2 : d + 2;
+  const int np = d + 2;
   Eigen::VectorXd theta(np), step = Eigen::VectorXd::Constant(np, 0.2), prev_grad = Eigen::VectorXd::Zero(np);
   auto pack = [&](const Hyper& x) {
     theta.head(d) = x.log_ls;
     theta[d] = x.log_signal;
     theta[d + 1] = x.log_noise;
-    if (!warped) return;
-    theta.segment(d + 2, d) = x.log_warp_a;
-    theta.segment(2 * d + 2, d) = x.log_warp_b;
   };
   auto unpack = [&](const Eigen::VectorXd& t) {
     Hyper x;
     x.log_ls = t.head(d);
     x.log_signal = t[d];
     x.log_noise = t[d + 1];
-    if (!warped) return x;
-    x.log_warp_a = t.segment(d + 2, d);
-    x.log_warp_b = t.segment(2 * d + 2, d);
     return x;
   };
   pack(h);
@@ -203,7 +140,6 @@ GaussianProcess::Hyper GaussianProcess::Optimize(Hyper h, int iters) const {
     for (int k = 0; k < d; ++k) theta[k] = std::clamp(theta[k], kLogLsMin, kLogLsMax);
     theta[d] = std::clamp(theta[d], kLogSigMin, kLogSigMax);
     theta[d + 1] = std::clamp(theta[d + 1], kLogNoiseMin, kLogNoiseMax);
-    for (int k = d + 2; k < np; ++k) theta[k] = std::clamp(theta[k], -kLogWarpMax, kLogWarpMax);
     prev_grad = g;
   }
   return best;

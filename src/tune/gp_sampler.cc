@@ -1,6 +1,5 @@
-// Gaussian-process Bayesian optimization: a GP on log(objective) over the unit-cube encoding
-// (optionally input-warped, see gaussian_process.h), expected improvement over a pool of feasible
-// unseen candidates (random + neighbours of the best).
+// Gaussian-process Bayesian optimization: a GP on log(objective) over the unit-cube encoding,
+// expected improvement over a pool of feasible unseen candidates (random + neighbours of the best).
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -26,7 +25,7 @@ constexpr int kFitIterations = 40;    // Rprop steps per hyperparameter fit
 
 class GpSampler final : public Sampler {
  public:
-  GpSampler(const SearchSpace& space, bool warp_inputs) : space_(space), enc_(space), gp_(warp_inputs) {}
+  explicit GpSampler(const SearchSpace& space) : space_(space), enc_(space) {}
   std::string_view name() const override { return "gp"; }
 
   StatusOr<Config> Propose(const History& history, Rng& rng) override {
@@ -121,8 +120,6 @@ class GpSampler final : public Sampler {
 
 }  // namespace
 
-std::unique_ptr<Sampler> MakeGpSampler(const SearchSpace& space, bool warp_inputs) {
-  return std::make_unique<GpSampler>(space, warp_inputs);
-}
+std::unique_ptr<Sampler> MakeGpSampler(const SearchSpace& space) { return std::make_unique<GpSampler>(space); }
 
 }  // namespace cprof::tune

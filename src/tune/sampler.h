@@ -48,8 +48,7 @@ std::vector<std::string> SamplerNames();
 // The concrete samplers (one .cc each).
 std::unique_ptr<Sampler> MakeRandomSampler(const SearchSpace& space);
 std::unique_ptr<Sampler> MakeTpeSampler(const SearchSpace& space);
-// warp_inputs: the GP learns a Kumaraswamy warp of each input (gaussian_process.h).
-std::unique_ptr<Sampler> MakeGpSampler(const SearchSpace& space, bool warp_inputs = false);
+std::unique_ptr<Sampler> MakeGpSampler(const SearchSpace& space);
 std::unique_ptr<Sampler> MakeEvolutionSampler(const SearchSpace& space);
 std::unique_ptr<Sampler> MakeAutoSampler(const SearchSpace& space, int64_t budget);
 
