@@ -31,6 +31,9 @@ class GaussianProcess {
   void Predict(const Eigen::MatrixXd& Xs, Eigen::VectorXd* mean, Eigen::VectorXd* var) const;
 
   const Hyper& hyper() const { return hyper_; }
+  // The objective Fit maximizes (log marginal likelihood + log priors) on the data of the last Fit,
+  // and its gradient in the order log_ls, log_signal, log_noise (public for the gradient test).
+  double LogPosterior(const Hyper& h, Eigen::VectorXd* grad) const { return Objective(h, grad); }
   bool fitted() const { return fitted_; }
 
  private:
