@@ -43,7 +43,7 @@ class Expression {
   // Slots this expression reads, sorted, without duplicates.
   const std::vector<int>& slots() const;
 
-  struct Impl;  // the parsed tree, defined in expression.cc
+  struct Impl;  // the parsed tree, defined in expression_tree.h
 
  private:
   explicit Expression(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
