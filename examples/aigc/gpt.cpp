@@ -72,28 +72,14 @@ constexpr char kUsage[] =
 bool ParseFlags(int argc, char** argv, Options* o) {
   std::map<std::string, std::string> kv;
   if (!aigc::SplitFlags(argc, argv, "gpt", kUsage, &kv)) return false;
-  for (const auto& [k, v] : kv) {
-    std::optional<int> n = aigc::IntValue(v);
-    if (k == "kv_cache") {
-      o->kv_cache = v;
-    } else if (k == "attention") {
-      o->attention = v;
-    } else if (k == "linear") {
-      o->linear = v;
-    } else if (k == "threads" && n) {
-      o->threads = *n;
-    } else if (k == "batch" && n) {
-      o->batch = *n;
-    } else if (k == "max_tokens" && n) {
-      o->max_tokens = *n;
-    } else if (k == "prompt_len" && n) {
-      o->prompt_len = *n;
-    } else if (k == "seed" && n) {
-      o->seed = *n;
-    } else {
-      std::fprintf(stderr, "gpt: bad flag --%s=%s\n", k.c_str(), v.c_str());
-      return false;
-    }
+  if (!aigc::AssignFlags(kv, "gpt",
+                         {{"kv_cache", &o->kv_cache}, {"attention", &o->attention}, {"linear", &o->linear}},
+                         {{"threads", &o->threads},
+                          {"batch", &o->batch},
+                          {"max_tokens", &o->max_tokens},
+                          {"prompt_len", &o->prompt_len},
+                          {"seed", &o->seed}})) {
+    return false;
   }
   if (o->kv_cache != "prealloc" && o->kv_cache != "cat" && o->kv_cache != "none") {
     std::fprintf(stderr, "gpt: --kv_cache must be prealloc, cat or none\n");
@@ -348,8 +334,9 @@ int main(int argc, char** argv) {
       "{\"latency_ms\": %.4f, \"p99_ms\": %.4f, \"cpu_ms\": %.4f, \"tokens_per_s\": %.2f, \"mem_mb\": %.1f, "
       "\"prefill_ms\": %.3f, \"steps\": %d, \"batch\": %d, \"threads\": %d, \"kv_cache\": \"%s\", "
       "\"attention\": \"%s\", \"linear\": \"%s\"}\n",
-      mean, aigc::Percentile(step_ms, 99), cpu_ms, o.batch * o.max_tokens / decode_s, aigc::PeakRssMb(), prefill_ms,
-      o.max_tokens, o.batch, o.threads, o.kv_cache.c_str(), o.attention.c_str(), o.linear.c_str());
+      mean, aigc::Percentile(step_ms, 99), cpu_ms, o.batch * o.max_tokens / decode_s, aigc::PeakRssMb(),
+      prefill_ms, o.max_tokens, o.batch, o.threads, o.kv_cache.c_str(), o.attention.c_str(),
+      o.linear.c_str());
   std::fflush(stdout);
   return 0;
 }

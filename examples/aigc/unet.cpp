@@ -73,31 +73,17 @@ constexpr char kUsage[] =
 bool ParseFlags(int argc, char** argv, Options* o) {
   std::map<std::string, std::string> kv;
   if (!aigc::SplitFlags(argc, argv, "unet", kUsage, &kv)) return false;
-  for (const auto& [k, v] : kv) {
-    std::optional<int> n = aigc::IntValue(v);
-    if (k == "memory_format") {
-      o->memory_format = v == "contiguous_format" ? "contiguous" : v;  // torch's spelling too
-    } else if (k == "heap") {
-      o->heap = v;
-    } else if (k == "fused_conv" && n) {
-      o->fused_conv = *n;
-    } else if (k == "threads" && n) {
-      o->threads = *n;
-    } else if (k == "batch" && n) {
-      o->batch = *n;
-    } else if (k == "image_size" && n) {
-      o->image_size = *n;
-    } else if (k == "steps" && n) {
-      o->steps = *n;
-    } else if (k == "channels" && n) {
-      o->channels = *n;
-    } else if (k == "seed" && n) {
-      o->seed = *n;
-    } else {
-      std::fprintf(stderr, "unet: bad flag --%s=%s\n", k.c_str(), v.c_str());
-      return false;
-    }
+  if (!aigc::AssignFlags(kv, "unet", {{"memory_format", &o->memory_format}, {"heap", &o->heap}},
+                         {{"fused_conv", &o->fused_conv},
+                          {"threads", &o->threads},
+                          {"batch", &o->batch},
+                          {"image_size", &o->image_size},
+                          {"steps", &o->steps},
+                          {"channels", &o->channels},
+                          {"seed", &o->seed}})) {
+    return false;
   }
+  if (o->memory_format == "contiguous_format") o->memory_format = "contiguous";  // torch's spelling too
   if (o->memory_format != "contiguous" && o->memory_format != "channels_last" &&
       o->memory_format != "mixed") {
     std::fprintf(stderr, "unet: --memory_format must be contiguous, channels_last or mixed\n");
@@ -357,8 +343,8 @@ int main(int argc, char** argv) {
       "{\"latency_ms\": %.4f, \"p99_ms\": %.4f, \"cpu_ms\": %.4f, \"images_per_s\": %.3f, \"mem_mb\": %.1f, "
       "\"x_norm\": %.4f, \"steps\": %d, \"batch\": %d, \"threads\": %d, \"memory_format\": \"%s\", "
       "\"fused_conv\": %d}\n",
-      mean, aigc::Percentile(step_ms, 99), cpu_ms, o.batch / total_s, aigc::PeakRssMb(), x.norm().item<double>(), o.steps,
-      o.batch, o.threads, o.memory_format.c_str(), o.fused_conv);
+      mean, aigc::Percentile(step_ms, 99), cpu_ms, o.batch / total_s, aigc::PeakRssMb(),
+      x.norm().item<double>(), o.steps, o.batch, o.threads, o.memory_format.c_str(), o.fused_conv);
   std::fflush(stdout);
   return 0;
 }

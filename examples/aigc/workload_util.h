@@ -3,7 +3,7 @@
 //
 //   std::map<std::string, std::string> kv;
 //   if (!aigc::SplitFlags(argc, argv, "unet", kUsage, &kv)) return 2;
-//   for (const auto& [k, v] : kv) if (k == "steps" && aigc::IntValue(v)) ...
+//   if (!aigc::AssignFlags(kv, "unet", {{"heap", &o.heap}}, {{"steps", &o.steps}})) return 2;
 #pragma once
 
 #include <sys/resource.h>
@@ -58,6 +58,27 @@ inline std::optional<int> IntValue(const std::string& v) {
   long n = std::strtol(v.c_str(), &end, 10);
   if (v.empty() || *end != '\0') return std::nullopt;
   return static_cast<int>(n);
+}
+
+// Stores each flag of `kv` in its target: a string flag as given, an int flag when all of it is
+// one. Returns false, with a message naming `prog`, on an unknown flag or a bad number.
+inline bool AssignFlags(const std::map<std::string, std::string>& kv, const char* prog,
+                        const std::map<std::string, std::string*>& strings,
+                        const std::map<std::string, int*>& ints) {
+  for (const auto& [k, v] : kv) {
+    if (auto s = strings.find(k); s != strings.end()) {
+      *s->second = v;
+      continue;
+    }
+    auto i = ints.find(k);
+    std::optional<int> n = IntValue(v);
+    if (i == ints.end() || !n) {
+      std::fprintf(stderr, "%s: bad flag --%s=%s\n", prog, k.c_str(), v.c_str());
+      return false;
+    }
+    *i->second = *n;
+  }
+  return true;
 }
 
 inline double PeakRssMb() {
