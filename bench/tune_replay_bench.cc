@@ -12,6 +12,8 @@
 // Semantics, shared with optuna_replay.py: configurations absent from the cache cost nothing,
 // failed ones cost one evaluation, duplicates are never proposed (and would cost nothing). Each
 // budget is a separate study (the sampler is told its budget, as `tune --budget B` tells it).
+// CPROF_BENCH_TRACE=1 prints each study's fractions in evaluation order to stderr; =2 also the
+// key of each evaluated configuration (one per line), to see where a sampler spends its budget.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -107,10 +109,14 @@ double RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t see
     if (r.state == TrialState::kComplete) best = std::min(best, r.metrics.at("time"));
     h.Add(std::move(o));
   }
-  if (std::getenv("CPROF_BENCH_TRACE")) {
+  if (const char* trace = std::getenv("CPROF_BENCH_TRACE")) {
+    const bool trace_keys = trace[0] == '2';
     std::string line = sc.name + " " + sampler_name + " B=" + std::to_string(budget) + " seed " + std::to_string(seed) + ":";
     for (const Observation& o : h.all())
-      if (o.state != TrialState::kInfeasible) line += " " + std::to_string(sc.optimum / o.y).substr(0, 4);
+      if (o.state != TrialState::kInfeasible) {
+        line += " " + std::to_string(sc.optimum / o.y).substr(0, 4);
+        if (trace_keys) line += "[" + sc.file.space.Key(o.config) + "]\n";
+      }
     std::fprintf(stderr, "%s\n", line.c_str());
   }
   return best;
