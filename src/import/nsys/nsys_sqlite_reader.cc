@@ -34,40 +34,27 @@ class NsysImport {
     }
     RETURN_IF_ERROR(LoadStrings());
     RETURN_IF_ERROR(LoadNames());
+    // Each table this reader knows, the table it also needs, and its pass.
+    struct Pass {
+      const char* table;
+      const char* also;
+      Status (NsysImport::*read)();
+    };
+    static constexpr Pass kPasses[] = {
+        {"CUPTI_ACTIVITY_KIND_RUNTIME", nullptr, &NsysImport::ReadRuntime},
+        {"CUPTI_ACTIVITY_KIND_DRIVER", nullptr, &NsysImport::ReadDriver},
+        {"CUPTI_ACTIVITY_KIND_KERNEL", nullptr, &NsysImport::ReadKernels},
+        {"CUPTI_ACTIVITY_KIND_MEMCPY", nullptr, &NsysImport::ReadMemcpy},
+        {"CUPTI_ACTIVITY_KIND_MEMSET", nullptr, &NsysImport::ReadMemset},
+        {"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", nullptr, &NsysImport::ReadSync},
+        {"NVTX_EVENTS", nullptr, &NsysImport::ReadNvtx},
+        {"OSRT_API", nullptr, &NsysImport::ReadOsrt},
+        {"COMPOSITE_EVENTS", "SAMPLING_CALLCHAINS", &NsysImport::ReadSamples},
+    };
     bool any = false;
-    for (auto [table, cat] : {std::pair{"CUPTI_ACTIVITY_KIND_RUNTIME", "cuda_runtime"},
-                              std::pair{"CUPTI_ACTIVITY_KIND_DRIVER", "cuda_driver"}}) {
-      if (db_.HasTable(table)) {
-        RETURN_IF_ERROR(ReadApi(table, cat));
-        any = true;
-      }
-    }
-    if (db_.HasTable("CUPTI_ACTIVITY_KIND_KERNEL")) {
-      RETURN_IF_ERROR(ReadKernels());
-      any = true;
-    }
-    if (db_.HasTable("CUPTI_ACTIVITY_KIND_MEMCPY")) {
-      RETURN_IF_ERROR(ReadMemcpy());
-      any = true;
-    }
-    if (db_.HasTable("CUPTI_ACTIVITY_KIND_MEMSET")) {
-      RETURN_IF_ERROR(ReadMemset());
-      any = true;
-    }
-    if (db_.HasTable("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")) {
-      RETURN_IF_ERROR(ReadSync());
-      any = true;
-    }
-    if (db_.HasTable("NVTX_EVENTS")) {
-      RETURN_IF_ERROR(ReadNvtx());
-      any = true;
-    }
-    if (db_.HasTable("OSRT_API")) {
-      RETURN_IF_ERROR(ReadOsrt());
-      any = true;
-    }
-    if (db_.HasTable("COMPOSITE_EVENTS") && db_.HasTable("SAMPLING_CALLCHAINS")) {
-      RETURN_IF_ERROR(ReadSamples());
+    for (const Pass& pass : kPasses) {
+      if (!db_.HasTable(pass.table) || (pass.also && !db_.HasTable(pass.also))) continue;
+      RETURN_IF_ERROR((this->*pass.read)());
       any = true;
     }
     if (!any) {
@@ -183,6 +170,8 @@ class NsysImport {
     return true;
   }
 
+  Status ReadRuntime() { return ReadApi("CUPTI_ACTIVITY_KIND_RUNTIME", "cuda_runtime"); }
+  Status ReadDriver() { return ReadApi("CUPTI_ACTIVITY_KIND_DRIVER", "cuda_driver"); }
   Status ReadApi(const char* table, const char* category) {
     ASSIGN_OR_RETURN(SqliteStatement st,
                      db_.SelectColumns(table, {"start", "end", "globalTid", "correlationId", "nameId", "name",
