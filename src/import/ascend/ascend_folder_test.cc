@@ -104,6 +104,15 @@ TEST_F(FolderTest, BrokenCommunicationJsonIsAProblemNotAFailure) {
   EXPECT_NE(problems.find("communication.json: not valid JSON"), std::string::npos) << problems;
 }
 
+TEST_F(FolderTest, CommunicationJsonThatIsNotAnObjectIsAProblemNamingTheFile) {
+  fs::path rank = CopyRank0();
+  Write(rank / "ASCEND_PROFILER_OUTPUT/communication.json", "[1, 2]");
+  auto t = ImportTrace(rank.string());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  std::string problems = t->MetadataText("import_problems");
+  EXPECT_NE(problems.find("communication.json: expected a JSON object of steps"), std::string::npos) << problems;
+}
+
 TEST_F(FolderTest, BrokenTraceViewFailsWithTheFileName) {
   fs::path rank = CopyRank0();
   Write(rank / "ASCEND_PROFILER_OUTPUT/trace_view.json", "[{\"ph\": \"X\", \"ts\": ");

@@ -14,8 +14,9 @@ namespace {
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-StatusOr<element> ParseJson(const std::string& path, const AscendImportContext& ctx, simdjson::dom::parser* parser,
-                            simdjson::padded_string* buf) {
+// The file's top-level object; `what` names what it should hold, for the error.
+StatusOr<object> ParseJsonObject(const std::string& path, const AscendImportContext& ctx, std::string_view what,
+                                 simdjson::dom::parser* parser, simdjson::padded_string* buf) {
   // Held twice (text and its padded copy) plus simdjson's tape: a quarter of the memory limit.
   ASSIGN_OR_RETURN(std::string text,
                    ReadWholeFile(path, ctx.options().max_memory_bytes / 4, ctx.options().decompression));
@@ -23,7 +24,9 @@ StatusOr<element> ParseJson(const std::string& path, const AscendImportContext& 
   element root;
   auto error = parser->parse(*buf).get(root);
   if (error) return InvalidInput("{}: not valid JSON: {}", path, simdjson::error_message(error));
-  return root;
+  object o;
+  if (root.get_object().get(o)) return InvalidInput("{}: expected a JSON object{}", path, what);
+  return o;
 }
 
 double Num(const object& o, std::string_view key) {
@@ -54,9 +57,7 @@ std::string Minify(const element& e) { return simdjson::minify(e); }
 Status ReadCommunicationJson(const std::string& path, AscendImportContext* ctx, DeviceTaskIndex* index) {
   simdjson::dom::parser parser;
   simdjson::padded_string buf;
-  ASSIGN_OR_RETURN(element root, ParseJson(path, *ctx, &parser, &buf));
-  object steps;
-  if (root.get_object().get(steps)) return InvalidInput("{}: expected a JSON object of steps", path);
+  ASSIGN_OR_RETURN(object steps, ParseJsonObject(path, *ctx, " of steps", &parser, &buf));
   for (auto [step_key, step_val] : steps) {
     object kinds;
     if (step_val.get_object().get(kinds)) continue;
@@ -103,9 +104,7 @@ Status ReadCommunicationJson(const std::string& path, AscendImportContext* ctx, 
 Status ReadCommunicationMatrixJson(const std::string& path, AscendImportContext* ctx) {
   simdjson::dom::parser parser;
   simdjson::padded_string buf;
-  ASSIGN_OR_RETURN(element root, ParseJson(path, *ctx, &parser, &buf));
-  object steps;
-  if (root.get_object().get(steps)) return InvalidInput("{}: expected a JSON object of steps", path);
+  ASSIGN_OR_RETURN(object steps, ParseJsonObject(path, *ctx, " of steps", &parser, &buf));
   std::vector<CommLinkRecord> links;
   for (auto [step_key, step_val] : steps) {
     object kinds;
@@ -145,9 +144,7 @@ Status ReadCommunicationMatrixJson(const std::string& path, AscendImportContext*
 Status ReadProfilerInfoJson(const std::string& path, AscendImportContext* ctx) {
   simdjson::dom::parser parser;
   simdjson::padded_string buf;
-  ASSIGN_OR_RETURN(element root, ParseJson(path, *ctx, &parser, &buf));
-  object o;
-  if (root.get_object().get(o)) return InvalidInput("{}: expected a JSON object", path);
+  ASSIGN_OR_RETURN(object o, ParseJsonObject(path, *ctx, "", &parser, &buf));
   TraceBuilder& b = ctx->b();
   int64_t rank;
   if (!o["rank_id"].get_int64().get(rank) && rank >= 0) ctx->rank = rank;
@@ -168,9 +165,7 @@ Status ReadProfilerInfoJson(const std::string& path, AscendImportContext* ctx) {
 Status ReadProfilerMetadataJson(const std::string& path, AscendImportContext* ctx) {
   simdjson::dom::parser parser;
   simdjson::padded_string buf;
-  ASSIGN_OR_RETURN(element root, ParseJson(path, *ctx, &parser, &buf));
-  object o;
-  if (root.get_object().get(o)) return InvalidInput("{}: expected a JSON object", path);
+  ASSIGN_OR_RETURN(object o, ParseJsonObject(path, *ctx, "", &parser, &buf));
   TraceBuilder& b = ctx->b();
   element e;
   if (!o["ENV_VARIABLES"].get(e)) b.SetMetadataString("environment", Minify(e));
@@ -182,7 +177,7 @@ Status ReadProfilerMetadataJson(const std::string& path, AscendImportContext* ct
     if (!dist["world_size"].get_int64().get(v)) b.SetMetadata(meta::kWorldSize, Value::Int(v));
     if (!dist["rank"].get_int64().get(v) && ctx->rank < 0) ctx->rank = v;
   }
-  b.SetMetadataString("ascend_profiler_metadata", Minify(root));
+  b.SetMetadataString("ascend_profiler_metadata", simdjson::minify(o));
   return Status::Ok();
 }
 
