@@ -249,16 +249,23 @@ class NsysImport {
       a.Add(k_device, Value::Int(device));
       a.Add(k_stream, Value::Int(stream));
       if (!st.IsNull(17)) a.Add(k_ctx, Value::Int(st.Int(17)));
-      SliceId id = b_.AddSlice({.ts_ns = ts,
-                                .dur_ns = dur,
-                                .track_id = b_.StreamTrack(TrackKind::kGpuStream, device, stream),
-                                .name_id = name,
-                                .category_id = cat,
-                                .arg_set_id = a.Finish(),
-                                .correlation_id = corr.value_or(kNoCorrelation)});
-      Launch(st.OptInt(5).value_or(0), corr, id);
+      AddGpuWork(ts, dur, device, stream, name, cat, a.Finish(), corr, st.OptInt(5).value_or(0));
     }
     return Status::Ok();
+  }
+
+  // A slice of GPU work on its stream's track, linked to the API call of process `pid` that
+  // launched it (by correlation id).
+  void AddGpuWork(int64_t ts, int64_t dur, int64_t device, int64_t stream, StringId name, StringId cat,
+                  ArgSetId args, std::optional<int64_t> corr, int64_t pid) {
+    SliceId id = b_.AddSlice({.ts_ns = ts,
+                              .dur_ns = dur,
+                              .track_id = b_.StreamTrack(TrackKind::kGpuStream, device, stream),
+                              .name_id = name,
+                              .category_id = cat,
+                              .arg_set_id = args,
+                              .correlation_id = corr.value_or(kNoCorrelation)});
+    Launch(pid, corr, id);
   }
 
   Status ReadMemcpy() {
@@ -285,14 +292,7 @@ class NsysImport {
       a.Add(k_kind, Value::String(b_.Intern(kind)));
       a.Add(k_device, Value::Int(device));
       a.Add(k_stream, Value::Int(stream));
-      SliceId id = b_.AddSlice({.ts_ns = ts,
-                                .dur_ns = dur,
-                                .track_id = b_.StreamTrack(TrackKind::kGpuStream, device, stream),
-                                .name_id = b_.Intern(fmt::format("Memcpy {}", kind)),
-                                .category_id = cat,
-                                .arg_set_id = a.Finish(),
-                                .correlation_id = corr.value_or(kNoCorrelation)});
-      Launch(st.OptInt(5).value_or(0), corr, id);
+      AddGpuWork(ts, dur, device, stream, b_.Intern(fmt::format("Memcpy {}", kind)), cat, a.Finish(), corr, st.OptInt(5).value_or(0));
     }
     return Status::Ok();
   }
@@ -319,14 +319,7 @@ class NsysImport {
       if (!st.IsNull(7)) a.Add(k_value, Value::Int(st.Int(7)));
       a.Add(k_device, Value::Int(device));
       a.Add(k_stream, Value::Int(stream));
-      SliceId id = b_.AddSlice({.ts_ns = ts,
-                                .dur_ns = dur,
-                                .track_id = b_.StreamTrack(TrackKind::kGpuStream, device, stream),
-                                .name_id = name,
-                                .category_id = cat,
-                                .arg_set_id = a.Finish(),
-                                .correlation_id = corr.value_or(kNoCorrelation)});
-      Launch(st.OptInt(5).value_or(0), corr, id);
+      AddGpuWork(ts, dur, device, stream, name, cat, a.Finish(), corr, st.OptInt(5).value_or(0));
     }
     return Status::Ok();
   }
