@@ -40,6 +40,12 @@ std::optional<Config> RandomUnseen(const SearchSpace& space, const History& hist
   return std::nullopt;
 }
 
+StatusOr<Config> ProposeRandomUnseen(const SearchSpace& space, const History& history, Rng& rng) {
+  std::optional<Config> c = RandomUnseen(space, history, rng);
+  if (!c) return NotFound("no feasible configuration left to try");
+  return *c;
+}
+
 std::vector<Config> CandidatePool(const SearchSpace& space, const History& history, Rng& rng, size_t n_random,
                                   const std::vector<Config>& around, const std::vector<Config>& extra) {
   std::vector<Config> out;

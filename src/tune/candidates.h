@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/status.h"
 #include "tune/history.h"
 #include "tune/rng.h"
 #include "tune/search_space.h"
@@ -20,6 +21,9 @@ namespace cprof::tune {
 // (the space is exhausted, or rejection sampling gave up after `max_tries`).
 std::optional<Config> RandomUnseen(const SearchSpace& space, const History& history, Rng& rng,
                                    size_t max_tries = 20000);
+
+// RandomUnseen as a sampler's proposal: NotFound when the space has nothing left to try.
+StatusOr<Config> ProposeRandomUnseen(const SearchSpace& space, const History& history, Rng& rng);
 
 // Up to `n_random` distinct random unseen feasible configurations (all of them when fewer are
 // left), plus every unseen feasible neighbour of each config in `around`, and `extra`

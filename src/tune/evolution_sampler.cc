@@ -21,7 +21,7 @@ class EvolutionSampler final : public Sampler {
 
   StatusOr<Config> Propose(const History& history, Rng& rng) override {
     SurrogateData data = CollectSurrogateData(history);
-    if (data.complete < kStartup) return Random(history, rng);
+    if (data.complete < kStartup) return ProposeRandomUnseen(space_, history, rng);
     std::vector<const Config*> pop;
     for (size_t i = 0; i < std::min(kPopulation, data.order.size()); ++i)
       pop.push_back(&history.all()[data.rows[data.order[i]]].config);
@@ -49,7 +49,7 @@ class EvolutionSampler final : public Sampler {
       child = space_.Canonicalize(std::move(child), &rng);
       if (Proposable(space_, history, child)) return child;
     }
-    return Random(history, rng);
+    return ProposeRandomUnseen(space_, history, rng);
   }
 
  private:
@@ -78,12 +78,6 @@ class EvolutionSampler final : public Sampler {
       }
       ++moves;
     }
-  }
-
-  StatusOr<Config> Random(const History& history, Rng& rng) {
-    std::optional<Config> c = RandomUnseen(space_, history, rng);
-    if (!c) return NotFound("no feasible configuration left to try");
-    return *c;
   }
 
   const SearchSpace& space_;

@@ -41,9 +41,7 @@ class GpSampler final : public Sampler {
     }
     Rank(history, data, rng);
     if (next_ < ranked_.size()) return ranked_[next_++];
-    std::optional<Config> c = RandomUnseen(space_, history, rng);
-    if (!c) return NotFound("no feasible configuration left to try");
-    return *c;
+    return ProposeRandomUnseen(space_, history, rng);
   }
 
  private:

@@ -11,9 +11,7 @@ class RandomSampler final : public Sampler {
   explicit RandomSampler(const SearchSpace& space) : space_(space) {}
   std::string_view name() const override { return "random"; }
   StatusOr<Config> Propose(const History& history, Rng& rng) override {
-    std::optional<Config> c = RandomUnseen(space_, history, rng);
-    if (!c) return NotFound("no feasible configuration left to try");
-    return *c;
+    return ProposeRandomUnseen(space_, history, rng);
   }
 
  private:

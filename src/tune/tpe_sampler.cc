@@ -106,7 +106,7 @@ class TpeSampler final : public Sampler {
 
   StatusOr<Config> Propose(const History& history, Rng& rng) override {
     SurrogateData data = CollectSurrogateData(history);
-    if (data.complete < kStartup) return Random(history, rng);
+    if (data.complete < kStartup) return ProposeRandomUnseen(space_, history, rng);
     // Optuna's default split: the best ceil(10%) (at most 25) are "good"; failures are "bad".
     size_t n_good = std::min<size_t>(25, static_cast<size_t>(std::ceil(0.1 * static_cast<double>(data.complete))));
     std::vector<bool> good(data.rows.size(), false);
@@ -143,7 +143,7 @@ class TpeSampler final : public Sampler {
       }
       if (best) return *best;
     }
-    return Random(history, rng);
+    return ProposeRandomUnseen(space_, history, rng);
   }
 
  private:
@@ -153,12 +153,6 @@ class TpeSampler final : public Sampler {
   }
   double Coord(size_t p, double c) const { return Exact(p) ? c : space_.param(p).Encode(c); }
   double Uncoord(size_t p, double x) const { return Exact(p) ? x : space_.param(p).Decode(x); }
-
-  StatusOr<Config> Random(const History& history, Rng& rng) {
-    std::optional<Config> c = RandomUnseen(space_, history, rng);
-    if (!c) return NotFound("no feasible configuration left to try");
-    return *c;
-  }
 
   const SearchSpace& space_;
 };
