@@ -151,7 +151,7 @@ StatusOr<ImportOptions> ResolveImportFlags(const ImportFlags& flags) {
     options.max_memory_bytes = DefaultMaxMemoryBytes();
   } else {
     StatusOr<uint64_t> bytes = ParseByteSize(flags.max_memory);
-    if (!bytes.ok()) return InvalidInput("--max_memory: {}", bytes.status().message());
+    if (!bytes.ok()) return InvalidInput("--max_memory: {}; 0 means no limit", bytes.status().message());
     options.max_memory_bytes = *bytes;
   }
   options.decompression.max_ratio = flags.max_gzip_ratio;

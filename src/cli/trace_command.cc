@@ -2,11 +2,15 @@
 // PyTorch operators, CPU samples with stacks, /proc metrics, SDK spans, Python GC/DataLoader.
 //
 //   cann-profiler trace --target "python3 train.py" --output run.pb
-//   cann-profiler trace --duration 30s -- ./server --threads 8
+//   cann-profiler trace --duration 30s --kill term -- ./server --threads 8
 //   cann-profiler trace --pid 4242 --duration 10s
 //
 // The exit code is the target's once the trace is written (128+N if signal N killed it).
 #include <fmt/format.h>
+
+#include <csignal>
+#include <string_view>
+#include <utility>
 
 #include "base/time_units.h"
 #include "cli/commands.h"
@@ -27,6 +31,7 @@ struct TraceOptions {
   std::string metrics;
   std::string sampling_rate = "100%";
   std::string duration;
+  std::string kill = "none";  // signal for a target still running after --duration
   std::string time_range;
   std::vector<std::string> triggers;
   std::string output = "trace.pb";
@@ -81,8 +86,21 @@ std::string TriggerOutputPath(const std::string& output, int index) {
   return output.substr(0, dot) + suffix + output.substr(dot);
 }
 
+// --kill: the signal for a target still running after --duration; 0 for none.
+StatusOr<int> ParseKillSignal(const TraceOptions& t) {
+  static constexpr std::pair<std::string_view, int> kSignals[] = {
+      {"none", 0}, {"term", SIGTERM}, {"int", SIGINT}, {"kill", SIGKILL}};
+  for (auto [name, sig] : kSignals) {
+    if (t.kill != name) continue;
+    if (sig != 0 && t.duration.empty()) return InvalidInput("--kill {}: only with --duration", t.kill);
+    return sig;
+  }
+  return InvalidInput("--kill: unknown signal '{}' (none, term, int, kill)", t.kill);
+}
+
 CommandResult RunTrace(const TraceOptions& t, CommandContext& ctx) {
   ASSIGN_OR_RETURN(CollectOptions o, BuildOptions(t, ctx));
+  ASSIGN_OR_RETURN(const int kill_signal, ParseKillSignal(t));
   ExportFormat format;
   if (!t.format.empty()) {
     std::optional<ExportFormat> f = ExportFormatFromName(t.format);
@@ -105,6 +123,8 @@ CommandResult RunTrace(const TraceOptions& t, CommandContext& ctx) {
 
   ASSIGN_OR_RETURN(std::unique_ptr<Collection> collection, Collection::Start(o));
   StatusOr<Trace> trace = collection->Run();
+  // What was collected is in memory (and trigger traces are written): stop the target if asked.
+  if (kill_signal != 0 && collection->duration_reached()) collection->SignalTarget(kill_signal);
   if (!trace.ok()) {
     collection->WaitForTarget();
     return trace.status();
@@ -121,9 +141,10 @@ CommandResult RunTrace(const TraceOptions& t, CommandContext& ctx) {
     collection->WaitForTarget();
     return written;
   }
-  ctx.err << fmt::format("cann-profiler: trace written to {} ({} slices, {} samples, {} counter values); target {}\n",
+  ctx.err << fmt::format("cann-profiler: trace written to {} ({} slices, {} samples, {} counter values); target {}{}\n",
                          t.output, trace->slices.size(), trace->samples.size(), trace->counters.size(),
-                         collection->ExitDescription());
+                         collection->ExitDescription(),
+                         kill_signal != 0 && collection->duration_reached() ? " (sent --kill " + t.kill + ")" : "");
   int code = collection->WaitForTarget();
   // The target's own exit code, whatever it is (not one of ours).
   return static_cast<ExitCode>(code);
@@ -144,7 +165,11 @@ Command AddTraceCommand(CLI::App& root) {
   cmd->add_option("--sampling_rate", o->sampling_rate,
                   "CPU sampling frequency (\"500Hz\") or share of framework events kept (\"100%\", the "
                   "default: every operator, CPU samples at 99 Hz)");
-  cmd->add_option("--duration", o->duration, "stop collecting after this long (\"300s\")");
+  cmd->add_option("--duration", o->duration,
+                  "stop collecting after this long (\"300s\"); the target keeps running unless --kill");
+  cmd->add_option("--kill", o->kill,
+                  "after --duration, send this signal to a target still running: none (the default: wait "
+                  "for it to exit), term, int or kill");
   cmd->add_option("--time_range", o->time_range, "keep only START:END from the target's start (\"10s:20s\")");
   cmd->add_option("--trigger", o->triggers,
                   "write a trace only when the expression holds (\"p99_latency>200ms\"); repeatable");

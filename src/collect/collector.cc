@@ -75,6 +75,10 @@ void Collection::Warn(std::string_view message) const {
 
 pid_t Collection::target_pid() const { return target_ ? target_->pid() : -1; }
 
+void Collection::SignalTarget(int sig) {
+  if (target_ && target_->spawned() && !target_->exited()) target_->Kill(sig);
+}
+
 std::string Collection::ExitDescription() const {
   return target_ ? target_->ExitDescription() : "not started";
 }

@@ -46,6 +46,8 @@ class Collection {
   // "exited with code 0", "killed by SIGSEGV", "still running".
   std::string ExitDescription() const;
   pid_t target_pid() const;
+  // Sends `sig` to a spawned target that is still running (trace --kill after --duration).
+  void SignalTarget(int sig);
 
  private:
   explicit Collection(const CollectOptions& options);

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "base/byte_size.h"
 #include "stats/metric_registry.h"
 #include "stats/quantile.h"
 
@@ -24,21 +25,6 @@ std::string Trim(std::string_view s) {
 bool IsLatency(TriggerSpec::Metric m) {
   return m == TriggerSpec::Metric::kMeanLatency || m == TriggerSpec::Metric::kP50Latency ||
          m == TriggerSpec::Metric::kP99Latency || m == TriggerSpec::Metric::kStepTime;
-}
-
-StatusOr<double> ParseBytes(std::string_view text) {
-  double v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc()) return InvalidInput("not a number");
-  std::string unit(end, text.data() + text.size());
-  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
-  static const std::pair<const char*, double> kUnits[] = {
-      {"", 1}, {"b", 1}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"kib", 1024.0}, {"mib", 1048576.0},
-      {"gib", 1073741824.0}};
-  for (const auto& [u, f] : kUnits) {
-    if (unit == u) return v * f;
-  }
-  return InvalidInput("unknown size unit '{}' (B, KB, MB, GB, KiB, MiB, GiB)", unit);
 }
 
 std::string FormatValue(const TriggerSpec& s, double v) {
@@ -96,9 +82,9 @@ StatusOr<TriggerSpec> ParseTrigger(std::string_view text) {
     if (!d.ok()) return bad("the value needs a time unit (200ms)");
     spec.threshold = static_cast<double>(*d);
   } else if (spec.metric == TriggerSpec::Metric::kRss) {
-    StatusOr<double> b = ParseBytes(rhs);
+    StatusOr<uint64_t> b = ParseByteSize(rhs);
     if (!b.ok()) return bad(b.status().message());
-    spec.threshold = *b;
+    spec.threshold = static_cast<double>(*b);
   } else {
     std::string num = rhs.back() == '%' ? rhs.substr(0, rhs.size() - 1) : rhs;
     auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), spec.threshold);

@@ -24,6 +24,12 @@ TEST(TriggerTest, ParsesExpressions) {
   auto m = ParseTrigger("mem>2GiB");
   ASSERT_TRUE(m.ok());
   EXPECT_DOUBLE_EQ(m->threshold, 2.0 * 1024 * 1024 * 1024);
+  auto g = ParseTrigger("mem>10G");  // the --max-memory syntax
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_DOUBLE_EQ(g->threshold, 10.0 * 1024 * 1024 * 1024);
+  auto x = ParseTrigger("mem>10X");
+  ASSERT_FALSE(x.ok());
+  EXPECT_NE(x.status().message().find("'10X' is not a size"), std::string::npos) << x.status().message();
   EXPECT_TRUE(ParseTrigger("cpu_util<10%").ok());
   // Unknown metrics come from the registry's error, with the list.
   auto bad = ParseTrigger("p99_latenc>200ms");

@@ -405,19 +405,7 @@ TEST(HostileInputTest, MemoryLimitAppliesToTorchNpuSideTablesAndNsys) {
   EXPECT_NE(n.status().message().find(nsys), std::string::npos) << n.status().message();
 }
 
-TEST(HostileInputTest, ParseByteSize) {
-  EXPECT_EQ(*ParseByteSize("4G"), 4ull << 30);
-  EXPECT_EQ(*ParseByteSize("512M"), 512ull << 20);
-  EXPECT_EQ(*ParseByteSize("512MiB"), 512ull << 20);
-  EXPECT_EQ(*ParseByteSize("1.5g"), 3ull << 29);
-  EXPECT_EQ(*ParseByteSize("2048K"), 2ull << 20);
-  EXPECT_EQ(*ParseByteSize("1000"), 1000u);
-  EXPECT_EQ(*ParseByteSize("0"), 0u);
-  for (const char* bad : {"", "G", "-1G", "4X", "nan", "1e30T", "4 G G"}) {
-    EXPECT_FALSE(ParseByteSize(bad).ok()) << bad;
-  }
-  EXPECT_GT(DefaultMaxMemoryBytes(), 0u);
-}
+TEST(HostileInputTest, DefaultMaxMemoryIsSet) { EXPECT_GT(DefaultMaxMemoryBytes(), 0u); }
 
 TEST(HostileInputTest, RealGzipFixturesAreWellUnderTheRatioLimit) {
   // The default ratio limit must never reject a genuine trace: the fixtures' ratios for scale.

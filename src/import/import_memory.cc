@@ -1,11 +1,8 @@
-// The import memory check, its default, and the size syntax of --max-memory.
+// The import memory check and its default.
 #include "import/import_memory.h"
 
 #include <unistd.h>
 
-#include <cctype>
-#include <charconv>
-#include <cmath>
 #include <string>
 
 #include "model/trace_memory.h"
@@ -30,36 +27,5 @@ uint64_t DefaultMaxMemoryBytes() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2;
 }
 
-StatusOr<uint64_t> ParseByteSize(std::string_view text) {
-  auto bad = [&] {
-    return InvalidInput("'{}' is not a size: use a number of bytes with an optional K, M, G or T suffix "
-                        "(binary: 4G = 4 GiB), e.g. 512M; 0 means no limit",
-                        text);
-  };
-  std::string_view t = text;
-  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
-  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
-  if (t.empty()) return bad();
-  if (t.size() >= 2 && (t.back() == 'B' || t.back() == 'b') && std::isalpha(static_cast<unsigned char>(t[t.size() - 2]))) {
-    t.remove_suffix(1);  // "4GB", "512MiB" minus the B
-    if (!t.empty() && (t.back() == 'i' || t.back() == 'I')) t.remove_suffix(1);
-  }
-  int shift = 0;
-  switch (std::tolower(static_cast<unsigned char>(t.back()))) {
-    case 'k': shift = 10; break;
-    case 'm': shift = 20; break;
-    case 'g': shift = 30; break;
-    case 't': shift = 40; break;
-    default: break;
-  }
-  if (shift != 0) t.remove_suffix(1);
-  if (t.empty()) return bad();
-  double value = 0;
-  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-  if (ec != std::errc() || end != t.data() + t.size() || !std::isfinite(value) || value < 0) return bad();
-  const double bytes = std::ldexp(value, shift);
-  if (bytes >= 1.8e19) return bad();
-  return static_cast<uint64_t>(bytes);
-}
 
 }  // namespace cprof

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "base/byte_size.h"
 #include "base/status.h"
 #include "import/trace_reader.h"
 #include "model/trace.h"
@@ -26,9 +27,5 @@ Status CheckImportMemory(const Trace& trace, const ImportOptions& options, std::
 
 // The default for the CLI's --max-memory: half the physical RAM (0 if unknown: no limit).
 uint64_t DefaultMaxMemoryBytes();
-
-// Parses a size with an optional binary suffix: "4G", "512M", "1.5g", "2048K", "1000000" (bytes),
-// "0" (no limit). kInvalidInput otherwise.
-StatusOr<uint64_t> ParseByteSize(std::string_view text);
 
 }  // namespace cprof

@@ -1,0 +1,53 @@
+// `trace --duration` with and without --kill: whether trace waits for a target still running.
+#include <chrono>
+#include <csignal>
+
+#include <gtest/gtest.h>
+
+#include "cli/cli_test_util.h"
+
+namespace cprof::cli {
+namespace {
+
+using namespace cli_test;
+namespace fs = std::filesystem;
+
+double SecondsOf(const std::vector<std::string>& args, Result* r) {
+  auto t0 = std::chrono::steady_clock::now();
+  *r = RunArgs(args);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+TEST(TraceCommandTest, KillStopsATargetStillRunningAfterTheDuration) {
+  fs::path dir = TempDir("cprof_trace_kill_");
+  const std::string pb = (dir / "server.pb").string();
+  Result r;
+  double secs = SecondsOf({"trace", "--duration", "300ms", "--kill", "term", "-o", pb, "--", "sleep", "20"}, &r);
+  EXPECT_EQ(r.code, 128 + SIGTERM) << r.err;  // the target's own end: killed by SIGTERM
+  EXPECT_LT(secs, 10) << "trace waited for the target";
+  EXPECT_TRUE(fs::exists(pb)) << r.err;
+  EXPECT_NE(r.err.find("sent --kill term"), std::string::npos) << r.err;
+}
+
+TEST(TraceCommandTest, WithoutKillTraceWaitsForTheTargetAndReturnsItsCode) {
+  fs::path dir = TempDir("cprof_trace_wait_");
+  const std::string pb = (dir / "t.pb").string();
+  Result r;
+  double secs =
+      SecondsOf({"trace", "--duration", "200ms", "-o", pb, "--", "/bin/sh", "-c", "sleep 1.5; exit 3"}, &r);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_GE(secs, 1.4);
+  EXPECT_TRUE(fs::exists(pb)) << r.err;
+}
+
+TEST(TraceCommandTest, KillNeedsDurationAndAKnownSignal) {
+  Result r = RunArgs({"trace", "--kill", "term", "-o", "/dev/null", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--kill term: only with --duration"), std::string::npos) << r.err;
+  r = RunArgs({"trace", "--duration", "1s", "--kill", "hup", "-o", "/dev/null", "--", "true"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown signal 'hup' (none, term, int, kill)"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace cprof::cli
