@@ -10,9 +10,12 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <unordered_map>
 
 #include "tune/racing.h"
 #include "tune/sampler.h"
@@ -98,6 +101,16 @@ struct Study {
   std::mutex mu;  // proposals, the sampler, objectives
   std::unique_ptr<Sampler> sampler;
   std::vector<ObjectiveSpec> objectives;  // resolved (may start empty: the command's only metric)
+  // Parsed coordinates and metrics by trial id: a record's coords never change, and its metrics
+  // are parsed again only when their text changed, not once per proposal (a replay of gemm
+  // records 7,000+ infeasible trials for 100 evaluations).
+  std::unordered_map<int64_t, std::optional<Config>> coords_cache;
+  std::unordered_map<int64_t, std::pair<std::string, std::map<std::string, double>>> metrics_cache;  // text, parsed
+  // The last snapshot (see Snapshot), the (id, state) of each record it holds, in order, and the
+  // number of objectives it was built with (SIZE_MAX: rebuild).
+  History history;
+  std::vector<std::pair<int64_t, TrialState>> history_ids;
+  size_t history_k = SIZE_MAX;
   Status error;                           // the first fatal error of any worker
   std::atomic<bool> stop{false};
   std::mutex progress_mu;
@@ -138,16 +151,40 @@ Status ResolveObjective(Study& st, const std::map<std::string, double>& metrics)
   return InvalidInput("the command reports several metrics ({}): choose one with --objective NAME:min|max", names);
 }
 
-// The sampler's view of the study. Several objectives are folded into one by an augmented
-// Chebyshev scalarization with weights drawn per proposal (ParEGO).
-History Snapshot(const Study& st, const std::vector<TrialRecord>& trials, Rng& rng) {
-  History h;
+// The sampler's view of the study, kept in st.history. Several objectives are folded into one by
+// an augmented Chebyshev scalarization with weights drawn per proposal (ParEGO), which depends on
+// every trial: rebuilt each time. With one objective an observation depends on its own record
+// alone, so the snapshot is extended with the records added since the last one, unless one seen
+// before changed state (a trial another worker was running finished): then it is rebuilt.
+History& Snapshot(Study& st, const std::vector<TrialRecord>& trials, Rng& rng) {
   const size_t k = st.objectives.size();
+  size_t from = 0;
+  if (k <= 1 && st.history_k == k && st.history_ids.size() <= trials.size()) {
+    from = st.history_ids.size();
+    for (size_t i = 0; i < from; ++i) {
+      if (trials[i].id != st.history_ids[i].first || trials[i].state != st.history_ids[i].second) {
+        from = 0;
+        break;
+      }
+    }
+  }
+  if (from == 0) {
+    st.history = History();
+    st.history_ids.clear();
+  }
+  st.history_k = k;
   std::vector<std::optional<std::vector<double>>> vals(trials.size());
   std::vector<double> lo(k, INFINITY), hi(k, -INFINITY);
-  for (size_t i = 0; i < trials.size(); ++i) {
+  for (size_t i = from; i < trials.size(); ++i) {
     if (trials[i].state != TrialState::kComplete || k == 0) continue;
-    vals[i] = Minimized(st.objectives, ParseMetricsJson(json::parse(trials[i].metrics, nullptr, false)));
+    auto m = st.metrics_cache.find(trials[i].id);
+    if (m == st.metrics_cache.end() || m->second.first != trials[i].metrics) {
+      m = st.metrics_cache
+              .insert_or_assign(trials[i].id, std::pair{trials[i].metrics, ParseMetricsJson(json::parse(
+                                                                               trials[i].metrics, nullptr, false))})
+              .first;
+    }
+    vals[i] = Minimized(st.objectives, m->second.second);
     if (vals[i])
       for (size_t o = 0; o < k; ++o) lo[o] = std::min(lo[o], (*vals[i])[o]), hi[o] = std::max(hi[o], (*vals[i])[o]);
   }
@@ -157,12 +194,14 @@ History Snapshot(const Study& st, const std::vector<TrialRecord>& trials, Rng& r
     for (double& x : w) sum += x = -std::log(std::max(1e-12, rng.Uniform()));
     for (double& x : w) x /= sum;
   }
-  for (size_t i = 0; i < trials.size(); ++i) {
+  for (size_t i = from; i < trials.size(); ++i) {
     const TrialRecord& t = trials[i];
+    st.history_ids.emplace_back(t.id, t.state);
     Observation o;
-    auto c = ParseCoords(t.coords, st.space.size());
-    if (!c) continue;  // written by another version of the space: the fingerprint prevents this
-    o.config = std::move(*c);
+    auto c = st.coords_cache.find(t.id);
+    if (c == st.coords_cache.end()) c = st.coords_cache.emplace(t.id, ParseCoords(t.coords, st.space.size())).first;
+    if (!c->second) continue;  // written by another version of the space: the fingerprint prevents this
+    o.config = *c->second;
     o.key = t.key;
     o.state = t.state;
     o.sampler = t.sampler;
@@ -181,9 +220,9 @@ History Snapshot(const Study& st, const std::vector<TrialRecord>& trials, Rng& r
         o.y = mx + 0.05 * sum;
       }
     }
-    h.Add(std::move(o));
+    st.history.Add(std::move(o));
   }
-  return h;
+  return st.history;
 }
 
 // The first objective's (minimized) values of each measurement.
@@ -217,14 +256,20 @@ void Measure(Study& st, TrialRecord& t, const std::vector<double>& incumbent, ui
       break;
     }
     std::vector<ObjectiveSpec> objs;
+    Status resolved;
     {
       std::lock_guard<std::mutex> lock(st.mu);
-      Status s = ResolveObjective(st, res.metrics);
-      if (!s.ok()) {
-        if (st.error.ok()) st.error = s;
+      resolved = ResolveObjective(st, res.metrics);
+      if (!resolved.ok()) {
+        if (st.error.ok()) st.error = resolved;
         st.stop = true;
       }
       objs = st.objectives;
+    }
+    if (!resolved.ok()) {  // the study stops with this error; the trial says the same
+      t.state = TrialState::kFailed;
+      t.reason = resolved.message();
+      break;
     }
     if (objs.empty() || !Minimized(objs, res.metrics)) {
       std::string have;
@@ -287,7 +332,7 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
         }
       if (st.stop) break;
       Rng rng = Rng::ForTrial(st.opt.seed, trials.size());
-      History h = Snapshot(st, trials, rng);
+      History& h = Snapshot(st, trials, rng);
       if (h.best()) {
         const TrialRecord* best = nullptr;
         for (const TrialRecord& t : trials)
@@ -363,6 +408,7 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
             o.key = rec.key;
             o.state = TrialState::kPending;
             h.Add(std::move(o));
+            st.history_k = SIZE_MAX;  // holds an entry no record gave: rebuild the next snapshot
           }
         }
         if (!have) {

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "tune/replay_evaluator.h"
+#include "tune/sampler.h"
 #include "tune/space_file.h"
 
 namespace cprof::tune {
@@ -106,6 +107,36 @@ TEST(TunerTest, ReplayIsReproducibleWithASeedAndCountsTheBudget) {
   for (const TrialSummary& t : a.trials)
     if (t.state == TrialState::kComplete) min_time = std::min(min_time, t.metrics.at("time"));
   EXPECT_EQ(a.trials[*a.best].metrics.at("time"), min_time);
+}
+
+// The study loop (storage records, snapshots extended in place between proposals) proposes
+// exactly what the sampler does over a plain History it owns: the same trials in the same order.
+TEST(TunerTest, ReplayStudyMatchesTheSamplersOwnLoop) {
+  Replay r = OpenReplay("convolution_RTX_3090.json.gz");
+  const int64_t budget = 40;
+  const uint64_t seed = 11;
+  auto store = MakeMemoryStorage();
+  TuneOptions o = Options("loop", budget, seed);
+  auto res = RunStudy(r.file.space, *r.eval, *store, o);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+
+  auto sampler = MakeSampler(o.sampler, r.file.space, budget);
+  ASSERT_TRUE(sampler.ok());
+  History h;
+  while (static_cast<int64_t>(h.evaluations()) < budget) {
+    Rng rng = Rng::ForTrial(seed, h.size());
+    auto c = (*sampler)->Propose(h, rng);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    EvalResult e = r.eval->Evaluate(r.file.space.Named(*c), rng);
+    Observation ob{*c, r.file.space.Key(*c), e.state, std::nan(""), (*sampler)->last_label()};
+    if (e.state == TrialState::kComplete) ob.y = e.metrics.at("time");
+    h.Add(std::move(ob));
+  }
+  ASSERT_EQ(res->trials.size(), h.size());
+  for (size_t i = 0; i < h.size(); ++i) {
+    EXPECT_EQ(res->trials[i].params, r.file.space.Named(h.all()[i].config)) << "trial " << i;
+    EXPECT_EQ(res->trials[i].state, h.all()[i].state) << "trial " << i;
+  }
 }
 
 TEST(TunerTest, SqliteStudyResumesWithoutRepeating) {
@@ -316,6 +347,11 @@ TEST(TunerTest, ObjectiveResolvedFromTheOnlyMetricOrRefused) {
   auto res = RunStudy(space, eval, *store, o);
   ASSERT_FALSE(res.ok());
   EXPECT_NE(res.status().message().find("--objective"), std::string::npos);
+  // The trial that showed it is recorded with the same reason (the study's only one: id 1).
+  auto trials = store->LoadTrials(1);
+  ASSERT_TRUE(trials.ok() && !trials->empty());
+  EXPECT_EQ(trials->front().state, TrialState::kFailed);
+  EXPECT_EQ(trials->front().reason, res.status().message());
 }
 
 // `fixes:` in the space file name the value that addresses a finding category; the guided start
