@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <utility>
 #include <nlohmann/json.hpp>
 
@@ -114,6 +116,20 @@ Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, st
   a.diagnosis = o.from_diagnosis;
   OutputOptions out;
   out.output = o.runtime_adjustment.empty() ? "runtime_adjustment.yaml" : o.runtime_adjustment;
+  // The default path may hold recommend-runtime's advice, written beside the study: keep it (an
+  // explicit --runtime_adjustment is the user's choice and is replaced).
+  if (o.runtime_adjustment.empty() && std::filesystem::exists(out.output)) {
+    std::ifstream in(out.output);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    StatusOr<RuntimeAdjustment> existing = ParseRuntimeAdjustment(text, out.output);
+    if (!existing.ok() || existing->producer != "tune") {
+      const std::string kept = out.output;
+      out.output = "runtime_adjustment.tune.yaml";
+      if (!o.quiet)
+        ctx.err << kept << " holds " << (existing.ok() ? existing->producer + "'s settings" : "another file")
+                << "; kept\n";
+    }
+  }
   RETURN_IF_ERROR(WriteOutput(out, RuntimeAdjustmentToYaml(a, kSchemaVersion), ctx));
   if (!o.quiet) ctx.err << "runtime adjustment written to " << out.output << "\n";
   return Status::Ok();
@@ -388,7 +404,7 @@ Command AddTuneCommand(CLI::App& root) {
                   "a diagnose report: checked, and the chosen configuration is written as runtime_adjustment.yaml");
   cmd->add_option("--runtime_adjustment", o->runtime_adjustment,
                   "write the chosen configuration here (runtime_adjustment.yaml schema; default runtime_adjustment.yaml "
-                  "with --from_diagnosis)");
+                  "with --from_diagnosis, or runtime_adjustment.tune.yaml when that one holds another tool's settings)");
   cmd->add_option("--report", o->report,
                   "write the HTML tuning report here: result, convergence curve, parameter importance, trials");
   cmd->add_option("--replay", o->replay,

@@ -329,5 +329,38 @@ TEST(TuneCommandTest, RuntimeAdjustmentSaysWhenTheFindingsFixMeasuredWorse) {
   EXPECT_EQ(text.find("suggested by"), std::string::npos) << text;
 }
 
+// recommend-runtime and tune --from_diagnosis both default to runtime_adjustment.yaml in the
+// working folder: tune keeps the other producer's file and writes runtime_adjustment.tune.yaml.
+TEST(TuneCommandTest, DefaultRuntimeAdjustmentKeepsRecommendRuntimesFile) {
+  fs::path dir = TempDir("keep_adjustment");
+  const std::string report = (dir / "report.yaml").string();
+  ProcessResult d =
+      RunProcess({kBinary, "diagnose", "--trace",
+                  CPROF_FIXTURES_DIR "/kineto/hta/nccl_parser_config/nccl_data.json.gz", "--output", report},
+                 {}, 120 * kNsPerS, "/tmp");
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  ProcessResult rec = RunProcess({kBinary, "recommend-runtime", "--trace",
+                                  CPROF_FIXTURES_DIR "/kineto/hta/nccl_parser_config/nccl_data.json.gz", "--output",
+                                  "runtime_adjustment.yaml"},
+                                 {}, 120 * kNsPerS, dir.string());
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  auto read = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string before = read(dir / "runtime_adjustment.yaml");
+  ASSERT_NE(before.find("producer: recommend-runtime"), std::string::npos) << before;
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: threads, type: int, low: 1, high: 2, default: 1}\n";
+  ProcessResult r = Tune({"--space", "space.yaml", "--from_diagnosis", report, "--budget", "2", "--seed", "1", "--",
+                          "/bin/sh", "-c", "echo \"{{\\\"ms\\\": $1}}\"", "sh", "{threads}"},
+                         dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read(dir / "runtime_adjustment.yaml"), before);
+  const std::string tuned = read(dir / "runtime_adjustment.tune.yaml");
+  EXPECT_NE(tuned.find("producer: tune"), std::string::npos) << tuned;
+  EXPECT_NE(tuned.find("intra_op"), std::string::npos) << tuned;
+  EXPECT_NE(r.err.find("runtime_adjustment.yaml holds recommend-runtime's settings; kept"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace cprof::cli

@@ -41,7 +41,10 @@ RuntimeAdjustment RuntimeAdjustmentFromTuned(const std::map<std::string, std::st
   for (const auto& [name, value] : params) {
     const auto w = why.find(name);
     const std::string reason = result + (w == why.end() ? "" : "; tuned because of " + w->second);
-    if (name == "num_threads") {
+    // The names a space gives its thread knob (the bundled spaces say `threads`).
+    const bool threads = name == "num_threads" || name == "threads" || name == "intra_op_threads" ||
+                         name == "omp_num_threads" || name == "OMP_NUM_THREADS";
+    if (threads) {
       a.Set(RuntimeSection::kThreads, "intra_op", value, reason);
       a.Set(RuntimeSection::kEnv, "OMP_NUM_THREADS", value, reason);
       a.Set(RuntimeSection::kEnv, "MKL_NUM_THREADS", value, reason);

@@ -157,6 +157,12 @@ TEST(RuntimeAdjustmentTest, TunedKnobsMapOntoTheSchema) {
   EXPECT_EQ(a.Find(RuntimeSection::kBatch, "pin_memory")->value, "true");
   EXPECT_EQ(a.Find(RuntimeSection::kFramework, "block_size_x")->value, "128");
   EXPECT_EQ(a.Find(RuntimeSection::kFramework, "block_size_x")->reason, "tune: best of 20 trials");
+  // The bundled spaces (examples/tune, examples/aigc) call the knob `threads`.
+  RuntimeAdjustment b = RuntimeAdjustmentFromTuned({{"threads", "2"}}, {}, "cpu", "tune");
+  ASSERT_NE(b.Find(RuntimeSection::kThreads, "intra_op"), nullptr);
+  EXPECT_EQ(b.Find(RuntimeSection::kThreads, "intra_op")->value, "2");
+  EXPECT_EQ(b.Find(RuntimeSection::kEnv, "OMP_NUM_THREADS")->value, "2");
+  EXPECT_EQ(b.Find(RuntimeSection::kFramework, "threads"), nullptr);
 }
 
 }  // namespace
