@@ -3,7 +3,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "analysis/diagnose/rules.h"
+#include "base/time_units.h"
 
 namespace cprof {
 
@@ -33,6 +36,15 @@ Diagnosis Diagnose(const Trace& trace, const DiagnoseOptions& options) {
     int64_t sum = 0;
     for (const Step& s : steps) sum += s.dur_ns;
     d.step_mean_ns = sum / static_cast<int64_t>(steps.size());
+    // A --threshold no step exceeds leaves the tail analysis nothing to compare: say so, or the
+    // report cannot be told from "no tail problem".
+    int64_t slowest = 0;
+    for (const Step& s : steps) slowest = std::max(slowest, s.dur_ns);
+    if (options.slow_threshold_ns && slowest <= *options.slow_threshold_ns) {
+      d.notes.push_back(fmt::format("--threshold {}: no step is slower (the slowest of {} takes {}); nothing to "
+                                    "compare the fast steps with",
+                                    options.threshold_text, steps.size(), FormatDuration(slowest)));
+    }
   }
   return d;
 }

@@ -1,5 +1,6 @@
 // tail_latency on synthetic traces: one op slow in the slow steps, steady steps, and a
 // --threshold that picks the slow steps.
+#include "analysis/diagnose/diagnose.h"
 #include "analysis/diagnose/rules/rule_test_util.h"
 
 namespace cprof {
@@ -45,6 +46,23 @@ TEST(TailLatencyRuleTest, AttributesTheSlowStepsToTheOpThatGrew) {
   EXPECT_EQ(f[0].events[1].dur_ns, 900'000);
   EXPECT_EQ(f[0].saving_ns, 2 * 800'000);
   EXPECT_GT(f[0].confidence, 0.5);
+}
+
+// A --threshold above every step: no finding, and the diagnosis says why instead of looking healthy.
+TEST(TailLatencyRuleTest, AThresholdNoStepExceedsIsANoteOfTheDiagnosis) {
+  SyntheticTrace s;
+  const Trace& trace = Build(s);
+  DiagnoseOptions o;
+  o.problem = Problem::kHighP99Latency;
+  o.slow_threshold_ns = 2'000'000'000;
+  o.threshold_text = "p99>2.0s";
+  EXPECT_TRUE(RunRule(*MakeTailLatencyRule(), trace, o).empty());
+  Diagnosis d = Diagnose(trace, o);
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_EQ(d.notes[0], "--threshold p99>2.0s: no step is slower (the slowest of 10 takes 1.400 ms); nothing to "
+                        "compare the fast steps with");
+  o.slow_threshold_ns = 1'000'000;  // two steps are slower: no note
+  EXPECT_TRUE(Diagnose(trace, o).notes.empty());
 }
 
 TEST(TailLatencyRuleTest, SteadyStepsDoNotFire) {
