@@ -285,16 +285,21 @@ TEST(TuneCommandTest, InstalledAsCannAutoTune) {
   EXPECT_EQ(j["trials"], 5);
 }
 
+// `diagnose` of the HTA NCCL fixture, written to `report`.
+void DiagnoseNccl(const std::string& report) {
+  ProcessResult d =
+      RunProcess({kBinary, "diagnose", "--trace",
+                  CPROF_FIXTURES_DIR "/kineto/hta/nccl_parser_config/nccl_data.json.gz", "--output", report},
+                 {}, 120 * kNsPerS, "/tmp");
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+}
+
 // --from_diagnosis with a space whose `fixes:` answer a finding: the study starts from the fix, and
 // when a measurement overrules it, runtime_adjustment.yaml says so instead of crediting the finding.
 TEST(TuneCommandTest, RuntimeAdjustmentSaysWhenTheFindingsFixMeasuredWorse) {
   fs::path dir = TempDir("guided");
   const std::string report = (dir / "report.yaml").string();
-  ProcessResult d =
-      RunProcess({kBinary, "diagnose", "--trace",
-                  CPROF_FIXTURES_DIR "/kineto/hta/nccl_parser_config/nccl_data.json.gz", "--output", report},
-                 {}, 120 * kNsPerS, "/tmp");
-  ASSERT_EQ(d.exit_code, 0) << d.err;  // its top finding: device_idle (confidence 0.80)
+  ASSERT_NO_FATAL_FAILURE(DiagnoseNccl(report));  // its top finding: device_idle (confidence 0.80)
   const std::string space = (dir / "space.yaml").string();
   std::ofstream(space) << "parameters:\n"
                           "  - {name: x, type: int, low: 0, high: 3, default: 1, fixes: {device_idle: 3}}\n"
@@ -334,11 +339,7 @@ TEST(TuneCommandTest, RuntimeAdjustmentSaysWhenTheFindingsFixMeasuredWorse) {
 TEST(TuneCommandTest, DefaultRuntimeAdjustmentKeepsRecommendRuntimesFile) {
   fs::path dir = TempDir("keep_adjustment");
   const std::string report = (dir / "report.yaml").string();
-  ProcessResult d =
-      RunProcess({kBinary, "diagnose", "--trace",
-                  CPROF_FIXTURES_DIR "/kineto/hta/nccl_parser_config/nccl_data.json.gz", "--output", report},
-                 {}, 120 * kNsPerS, "/tmp");
-  ASSERT_EQ(d.exit_code, 0) << d.err;
+  ASSERT_NO_FATAL_FAILURE(DiagnoseNccl(report));
   ProcessResult rec = RunProcess({kBinary, "recommend-runtime", "--trace",
                                   CPROF_FIXTURES_DIR "/kineto/hta/nccl_parser_config/nccl_data.json.gz", "--output",
                                   "runtime_adjustment.yaml"},
