@@ -93,6 +93,7 @@ StatusOr<int> ParseKillSignal(const TraceOptions& t) {
   for (auto [name, sig] : kSignals) {
     if (t.kill != name) continue;
     if (sig != 0 && t.duration.empty()) return InvalidInput("--kill {}: only with --duration", t.kill);
+    if (sig != 0 && t.pid != 0) return InvalidInput("--kill {}: trace signals only a target it started, not --pid", t.kill);
     return sig;
   }
   return InvalidInput("--kill: unknown signal '{}' (none, term, int, kill)", t.kill);

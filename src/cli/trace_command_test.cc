@@ -44,6 +44,9 @@ TEST(TraceCommandTest, KillNeedsDurationAndAKnownSignal) {
   Result r = RunArgs({"trace", "--kill", "term", "-o", "/dev/null", "--", "true"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--kill term: only with --duration"), std::string::npos) << r.err;
+  r = RunArgs({"trace", "--pid", "1", "--duration", "1s", "--kill", "term", "-o", "/dev/null"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("not --pid"), std::string::npos) << r.err;
   r = RunArgs({"trace", "--duration", "1s", "--kill", "hup", "-o", "/dev/null", "--", "true"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("unknown signal 'hup' (none, term, int, kill)"), std::string::npos) << r.err;
