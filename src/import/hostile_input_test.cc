@@ -278,9 +278,10 @@ TEST(HostileInputTest, NsysSqliteWithTheWrongSchemaIsAClearErrorOrEmptyRows) {
       ASSERT_FALSE(t.ok()) << "schema " << i;
       EXPECT_EQ(t.status().code(), StatusCode::kInvalidInput) << t.status().message();
       EXPECT_NE(t.status().message().find(path), std::string::npos) << t.status().message();
-      if (i == 1)
+      if (i == 1) {
         EXPECT_NE(t.status().message().find("StringIds has no column 'id'"), std::string::npos)
             << t.status().message();
+      }
       continue;
     }
     // The right columns with wrong values: rows that make sense are kept; end before start and
