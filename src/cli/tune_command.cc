@@ -12,8 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <utility>
 #include <nlohmann/json.hpp>
 
@@ -21,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/tune_html_report.h"
 #include "analysis/diagnose/runtime_adjustment.h"
+#include "base/byte_source.h"
 #include "report/diagnose/diagnosis_json.h"
 #include "report/diagnose/diagnosis_reader.h"
 #include "report/diagnose/runtime_adjustment_yaml.h"
@@ -119,9 +118,9 @@ Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, st
   // The default path may hold recommend-runtime's advice, written beside the study: keep it (an
   // explicit --runtime_adjustment is the user's choice and is replaced).
   if (o.runtime_adjustment.empty() && std::filesystem::exists(out.output)) {
-    std::ifstream in(out.output);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    StatusOr<RuntimeAdjustment> existing = ParseRuntimeAdjustment(text, out.output);
+    StatusOr<std::string> text = ReadWholeFile(out.output);
+    StatusOr<RuntimeAdjustment> existing =
+        text.ok() ? ParseRuntimeAdjustment(*text, out.output) : StatusOr<RuntimeAdjustment>(text.status());
     if (!existing.ok() || existing->producer != "tune") {
       const std::string kept = out.output;
       out.output = "runtime_adjustment.tune.yaml";

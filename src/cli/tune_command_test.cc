@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/cli_test_util.h"
 #include "tune/trial_runner.h"
 
 namespace cprof::cli {
@@ -345,19 +346,16 @@ TEST(TuneCommandTest, DefaultRuntimeAdjustmentKeepsRecommendRuntimesFile) {
                                   "runtime_adjustment.yaml"},
                                  {}, 120 * kNsPerS, dir.string());
   ASSERT_EQ(rec.exit_code, 0) << rec.err;
-  auto read = [](const fs::path& p) {
-    std::ifstream in(p);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  const std::string before = read(dir / "runtime_adjustment.yaml");
+  using cli_test::ReadFile;
+  const std::string before = ReadFile(dir / "runtime_adjustment.yaml");
   ASSERT_NE(before.find("producer: recommend-runtime"), std::string::npos) << before;
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: threads, type: int, low: 1, high: 2, default: 1}\n";
   ProcessResult r = Tune({"--space", "space.yaml", "--from_diagnosis", report, "--budget", "2", "--seed", "1", "--",
                           "/bin/sh", "-c", "echo \"{{\\\"ms\\\": $1}}\"", "sh", "{threads}"},
                          dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(read(dir / "runtime_adjustment.yaml"), before);
-  const std::string tuned = read(dir / "runtime_adjustment.tune.yaml");
+  EXPECT_EQ(ReadFile(dir / "runtime_adjustment.yaml"), before);
+  const std::string tuned = ReadFile(dir / "runtime_adjustment.tune.yaml");
   EXPECT_NE(tuned.find("producer: tune"), std::string::npos) << tuned;
   EXPECT_NE(tuned.find("intra_op"), std::string::npos) << tuned;
   EXPECT_NE(r.err.find("runtime_adjustment.yaml holds recommend-runtime's settings; kept"), std::string::npos) << r.err;
