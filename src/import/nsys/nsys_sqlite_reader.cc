@@ -273,38 +273,32 @@ class NsysImport {
                      db_.SelectColumns("CUPTI_ACTIVITY_KIND_MEMCPY",
                                        {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
                                         "bytes", "copyKind", "srcKind", "dstKind"}));
-    const StringId cat = b_.Intern("gpu_memcpy");
-    const StringId k_corr = b_.Intern("correlation"), k_bytes = b_.Intern("bytes"),
-                   k_kind = b_.Intern("copy_kind"), k_device = b_.Intern("device"),
-                   k_stream = b_.Intern("stream");
-    if (launch_name_ == kEmptyString) launch_name_ = b_.Intern("ac2g");
-    while (true) {
-      ASSIGN_OR_RETURN(bool row, Step(st));
-      if (!row) break;
-      int64_t ts, dur;
-      if (!Span(st, 0, 1, &ts, &dur)) continue;
-      int64_t device = st.OptInt(2).value_or(0), stream = st.OptInt(3).value_or(0);
+    const StringId k_kind = b_.Intern("copy_kind");
+    return ReadCopyRows(st, b_.Intern("gpu_memcpy"), [&](ArgTable& a) {
       std::string_view kind = nsys::MemcpyKindName(st.OptInt(7).value_or(0));
-      auto corr = st.OptInt(4);
-      ArgTable& a = b_.args();
-      if (corr) a.Add(k_corr, Value::Int(*corr));
-      if (!st.IsNull(6)) a.Add(k_bytes, Value::Int(st.Int(6)));
       a.Add(k_kind, Value::String(b_.Intern(kind)));
-      a.Add(k_device, Value::Int(device));
-      a.Add(k_stream, Value::Int(stream));
-      AddGpuWork(ts, dur, device, stream, b_.Intern(fmt::format("Memcpy {}", kind)), cat, a.Finish(), corr, st.OptInt(5).value_or(0));
-    }
-    return Status::Ok();
+      return b_.Intern(fmt::format("Memcpy {}", kind));
+    });
   }
 
   Status ReadMemset() {
     ASSIGN_OR_RETURN(SqliteStatement st, db_.SelectColumns("CUPTI_ACTIVITY_KIND_MEMSET",
                                                            {"start", "end", "deviceId", "streamId",
                                                             "correlationId", "globalPid", "bytes", "value"}));
-    const StringId cat = b_.Intern("gpu_memset"), name = b_.Intern("Memset");
+    const StringId name = b_.Intern("Memset"), k_value = b_.Intern("value");
+    return ReadCopyRows(st, b_.Intern("gpu_memset"), [&](ArgTable& a) {
+      if (!st.IsNull(7)) a.Add(k_value, Value::Int(st.Int(7)));
+      return name;
+    });
+  }
+
+  // The rows of a memcpy or memset table: columns 0-6 are start, end, deviceId, streamId,
+  // correlationId, globalPid, bytes; `table_args(args)` adds the table's own arguments and
+  // returns the slice's name.
+  template <typename TableArgs>
+  Status ReadCopyRows(SqliteStatement& st, StringId cat, TableArgs&& table_args) {
     const StringId k_corr = b_.Intern("correlation"), k_bytes = b_.Intern("bytes"),
-                   k_value = b_.Intern("value"), k_device = b_.Intern("device"),
-                   k_stream = b_.Intern("stream");
+                   k_device = b_.Intern("device"), k_stream = b_.Intern("stream");
     if (launch_name_ == kEmptyString) launch_name_ = b_.Intern("ac2g");
     while (true) {
       ASSIGN_OR_RETURN(bool row, Step(st));
@@ -316,7 +310,7 @@ class NsysImport {
       ArgTable& a = b_.args();
       if (corr) a.Add(k_corr, Value::Int(*corr));
       if (!st.IsNull(6)) a.Add(k_bytes, Value::Int(st.Int(6)));
-      if (!st.IsNull(7)) a.Add(k_value, Value::Int(st.Int(7)));
+      StringId name = table_args(a);
       a.Add(k_device, Value::Int(device));
       a.Add(k_stream, Value::Int(stream));
       AddGpuWork(ts, dur, device, stream, name, cat, a.Finish(), corr, st.OptInt(5).value_or(0));
