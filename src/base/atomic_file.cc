@@ -16,10 +16,23 @@ AtomicFile::~AtomicFile() {
   if (!committed_ && !tmp_path_.empty()) unlink(tmp_path_.c_str());
 }
 
+namespace {
+
+// The folder a temporary file beside `path` goes into, as the user would look for it.
+std::string FolderOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
 Status AtomicFile::Open() {
   std::string tmpl = path_ + ".tmp.XXXXXX";
   int fd = mkstemp(tmpl.data());
-  if (fd < 0) return InvalidInput("{}: cannot create output file: {}", path_, strerror(errno));
+  if (fd < 0) {
+    return InvalidInput("{}: cannot create output file in folder {}: {}", path_, FolderOf(path_), strerror(errno));
+  }
   fchmod(fd, 0644);
   tmp_path_ = tmpl;
   file_ = fdopen(fd, "wb");
@@ -57,6 +70,15 @@ Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
   RETURN_IF_ERROR(f.Open());
   RETURN_IF_ERROR(f.Write(bytes));
   return f.Commit();
+}
+
+Status CheckCanCreate(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return InvalidInput("{}: cannot create output file: it is a folder", path);
+  }
+  AtomicFile probe(path);
+  return probe.Open();  // the destructor removes the temporary file
 }
 
 }  // namespace cprof

@@ -38,4 +38,9 @@ class AtomicFile {
 // Convenience: atomically replaces `path` with `bytes`.
 Status WriteFileAtomically(const std::string& path, std::string_view bytes);
 
+// Fails now if an AtomicFile could not later write `path` (its folder is missing or not writable,
+// or `path` is a folder), so a long collection can check its output before it starts. Creates
+// and removes one temporary file beside `path`; the error names the path and the reason.
+Status CheckCanCreate(const std::string& path);
+
 }  // namespace cprof

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/atomic_file.h"
 #include "base/time_units.h"
 #include "cli/commands.h"
 #include "collect/collector.h"
@@ -121,6 +122,9 @@ CommandResult RunTrace(const TraceOptions& t, CommandContext& ctx) {
       return Status::Ok();
     };
   }
+
+  // A collection can run for hours: learn now, not after it, that its trace cannot be written.
+  RETURN_IF_ERROR(CheckCanCreate(o.triggers.empty() ? t.output : TriggerOutputPath(t.output, 1)));
 
   ASSIGN_OR_RETURN(std::unique_ptr<Collection> collection, Collection::Start(o));
   StatusOr<Trace> trace = collection->Run();

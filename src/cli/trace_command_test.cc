@@ -52,5 +52,27 @@ TEST(TraceCommandTest, KillNeedsDurationAndAKnownSignal) {
   EXPECT_NE(r.err.find("unknown signal 'hup' (none, term, int, kill)"), std::string::npos) << r.err;
 }
 
+TEST(TraceCommandTest, AnOutputThatCannotBeCreatedFailsBeforeTheTargetStarts) {
+  fs::path dir = TempDir("cprof_trace_noout_");
+  const std::string folder = (dir / "no_such_folder").string();
+  const std::string missing = folder + "/x.pb";  // with --trigger: x.trigger1.pb beside it
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{}, std::vector<std::string>{"--trigger", "p99_latency>200ms"}}) {
+    std::vector<std::string> args = {"trace", "-o", missing};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "sleep", "5"});
+    Result r;
+    double secs = SecondsOf(args, &r);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_LT(secs, 2) << "the target ran before the output was checked";
+    EXPECT_NE(r.err.find("in folder " + folder), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
+  }
+  Result r = RunArgs({"trace", "-o", dir.string(), "--format", "pb", "--", "true"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("it is a folder"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir)) << "the probe left a temporary file";
+}
+
 }  // namespace
 }  // namespace cprof::cli
