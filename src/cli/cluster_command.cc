@@ -7,6 +7,7 @@
 // recomputes the breakdown from it. Broken ranks are listed as unreadable; the run goes on.
 #include <chrono>
 #include <filesystem>
+#include <set>
 
 #include "analysis/cluster/rank_loader.h"
 #include "cli/cluster_render.h"
@@ -29,6 +30,7 @@ CommandResult RunCluster(const ClusterOptions& o, CommandContext& ctx) {
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> paths;
+  std::set<std::filesystem::path> seen;  // one folder named twice (or inside another input) is read once
   for (const std::string& d : o.dirs) {
     std::error_code ec;
     if (!std::filesystem::exists(d, ec)) return NotFound("{}: no such file or directory", d);
@@ -36,7 +38,13 @@ CommandResult RunCluster(const ClusterOptions& o, CommandContext& ctx) {
     if (found.empty()) {
       return InvalidInput("{}: no torch_npu (*_ascend_pt) or msprof (PROF_*) results in this folder or below", d);
     }
-    paths.insert(paths.end(), found.begin(), found.end());
+    for (std::string& p : found) {
+      if (!seen.insert(std::filesystem::weakly_canonical(p, ec)).second) {
+        ctx.err << "cann-profiler: note: " << p << " is among the inputs more than once; read once\n";
+        continue;
+      }
+      paths.push_back(std::move(p));
+    }
   }
   const bool full = o.full_trace;
   RankTraceLoader load = [full, import = ctx.import](const std::string& path) -> StatusOr<Trace> {

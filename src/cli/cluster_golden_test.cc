@@ -47,6 +47,31 @@ TEST(ClusterCommand, JsonOnTheFixtureRanks) {
   EXPECT_FALSE(doc["communication_matrix"].empty());
 }
 
+TEST(ClusterCommand, ARankGivenTwiceIsReadOnce) {
+  // The folder of ranks and one rank again: two ranks, not three, so no outlier test runs.
+  Result r = RunArgs({"cluster", kText, kText + "/rank0_ascend_pt/", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("rank0_ascend_pt/ is among the inputs more than once; read once"), std::string::npos) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["rank_count"], 2);
+  ASSERT_EQ(doc["slow_ranks"].size(), 1u);
+  EXPECT_EQ(doc["slow_ranks"][0]["test"], "none (2 ranks)");
+
+  // A copy of rank 0 elsewhere: same rank id from another path, left out with a note.
+  fs::path dir = fs::temp_directory_path() / ("cprof_cluster_dup_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy(kText + "/rank0_ascend_pt", dir / "rank0_ascend_pt", fs::copy_options::recursive);
+  r = RunArgs({"cluster", kText, (dir / "rank0_ascend_pt").string()});
+  fs::remove_all(dir);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 rank(s) read (summary tables mode), 1 more with a rank id already read left out"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("## Duplicate ranks (left out of the analysis)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no outlier test applies"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("dixon_q_r10"), std::string::npos) << r.out;
+}
+
 TEST(ClusterCommand, FullTraceSpellingsAndMarkdownOutput) {
   fs::path out = fs::temp_directory_path() / ("cprof_cluster_" + std::to_string(::getpid()) + ".md");
   Result r = RunArgs({"cluster", kText + "/rank0_ascend_pt", kText + "/rank1_ascend_pt", "--full-trace", "--output",

@@ -71,6 +71,10 @@ nlohmann::ordered_json ClusterReportToJson(const ClusterReport& r, const Cluster
   nlohmann::ordered_json unreadable = nlohmann::ordered_json::array();
   for (const UnreadableRank& u : r.unreadable) unreadable.push_back({{"path", u.path}, {"reason", u.reason}});
   doc["unreadable_ranks"] = unreadable;
+  nlohmann::ordered_json duplicates = nlohmann::ordered_json::array();
+  for (const DuplicateRank& d : r.duplicates)
+    duplicates.push_back({{"path", d.path}, {"rank", d.rank}, {"kept_path", d.kept_path}});
+  doc["duplicate_ranks"] = duplicates;
   doc["straggler_test"] = {{"metric", r.metric}, {"note", r.test_note}, {"tests_applied", r.tests_applied}};
   nlohmann::ordered_json slow = nlohmann::ordered_json::array();
   for (const SlowRank& s : r.slow_ranks) {
@@ -162,7 +166,7 @@ std::string ClusterReportToMarkdown(const ClusterReport& r, const ClusterRunInfo
   std::string md = "# Cluster analysis\n\n";
   md += fmt::format("{} rank(s) read ({} mode){}; {} unreadable.\n\n", r.ranks.size(),
                     info.mode == "full_trace" ? "full traces" : "summary tables",
-                    r.duplicate_rank_ids ? fmt::format(", {} with a duplicate rank id", r.duplicate_rank_ids) : "",
+                    r.duplicates.empty() ? "" : fmt::format(", {} more with a rank id already read left out", r.duplicates.size()),
                     r.unreadable.size());
   md += "## Slow ranks\n\n";
   md += fmt::format("Test: {}.\n\nMetric: {}.\n\n", r.test_note, r.metric);
@@ -191,6 +195,11 @@ std::string ClusterReportToMarkdown(const ClusterReport& r, const ClusterRunInfo
                       Ms(m.computing_ns), Ms(m.comm_not_overlapped_ns), Ms(m.overlapped_ns), Ms(m.free_ns),
                       Ms(m.bubble_ns), Ms(m.preparing_ns), Ms(m.stage_ns),
                       s.step_source.empty() ? "none" : s.step_source);
+  }
+  if (!r.duplicates.empty()) {
+    md += "\n## Duplicate ranks (left out of the analysis)\n\n";
+    for (const DuplicateRank& d : r.duplicates)
+      md += fmt::format("- `{}`: rank {} again; `{}` was analyzed\n", d.path, d.rank, d.kept_path);
   }
   if (!r.unreadable.empty()) {
     md += "\n## Unreadable ranks\n\n";

@@ -329,11 +329,15 @@ ClusterReport AnalyzeCluster(std::vector<RankSummary> ranks, std::vector<Unreada
     if ((a.rank < 0) != (b.rank < 0)) return a.rank >= 0;
     return a.rank != b.rank ? a.rank < b.rank : a.path < b.path;
   });
-  std::set<int64_t> seen;
-  for (const RankSummary& r : ranks) {
-    if (r.rank >= 0 && !seen.insert(r.rank).second) rep.duplicate_rank_ids++;
+  // Sorted by (rank, path): the first input with an id is kept, the later ones are left out.
+  for (RankSummary& r : ranks) {
+    if (r.rank >= 0 && !rep.ranks.empty() && rep.ranks.back().rank == r.rank) {
+      rep.duplicates.push_back({.path = r.path, .rank = r.rank, .kept_path = rep.ranks.back().path});
+      continue;
+    }
+    rep.ranks.push_back(std::move(r));
   }
-  rep.ranks = std::move(ranks);
+  rep.duplicate_rank_ids = static_cast<int64_t>(rep.duplicates.size());
   rep.unreadable = std::move(unreadable);
   std::vector<RankState> state(rep.ranks.size());
   AlignOps(&rep, &state);

@@ -93,8 +93,16 @@ struct UnreadableRank {
   std::string reason;
 };
 
+// A rank left out because an earlier input (by path) already gave its rank id: the outlier tests
+// must see each rank once, or a copy of one rank outvotes the others.
+struct DuplicateRank {
+  std::string path;
+  int64_t rank = -1;
+  std::string kept_path;  // the input with this id that was analyzed
+};
+
 struct ClusterReport {
-  std::vector<RankSummary> ranks;  // sorted by rank id
+  std::vector<RankSummary> ranks;  // sorted by rank id, each id once
   std::vector<UnreadableRank> unreadable;
   std::string metric;     // what the outlier tests ran on
   std::string test_note;  // which tests applied, or why none did
@@ -103,7 +111,8 @@ struct ClusterReport {
   std::vector<OpAlignment> ops;  // collective ops aligned across ranks, largest wait spread first
   std::vector<SlowLink> slow_links;
   std::vector<TransportSummary> transports;
-  int64_t duplicate_rank_ids = 0;  // ranks reporting an id another rank has
+  int64_t duplicate_rank_ids = 0;  // ranks reporting an id another rank has (= duplicates.size())
+  std::vector<DuplicateRank> duplicates;
 };
 
 ClusterReport AnalyzeCluster(std::vector<RankSummary> ranks, std::vector<UnreadableRank> unreadable = {});

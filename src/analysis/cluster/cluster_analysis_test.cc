@@ -56,6 +56,25 @@ TEST(ClusterAnalysis, TwoRanksNoTestButWaitEvidence) {
   EXPECT_NE(s.likely_cause.find("computing"), std::string::npos) << s.likely_cause;
 }
 
+TEST(ClusterAnalysis, ARankIdGivenTwiceIsAnalyzedOnce) {
+  std::vector<RankSummary> ranks = MakeCluster(2, 4, {{1, 5.0}});
+  RankSummary copy = ranks[0];
+  copy.path = "copy/rank0";  // sorts before "rank0", so it is the one kept
+  ranks.push_back(copy);
+  ClusterReport r = AnalyzeCluster(ranks);
+  ASSERT_EQ(r.ranks.size(), 2u);
+  EXPECT_EQ(r.ranks[0].path, "copy/rank0");
+  ASSERT_EQ(r.duplicates.size(), 1u);
+  EXPECT_EQ(r.duplicate_rank_ids, 1);
+  EXPECT_EQ(r.duplicates[0].path, "rank0");
+  EXPECT_EQ(r.duplicates[0].rank, 0);
+  EXPECT_EQ(r.duplicates[0].kept_path, "copy/rank0");
+  // Two distinct ranks: no outlier test runs on a sample padded with a copy.
+  EXPECT_NE(r.test_note.find("no outlier test applies"), std::string::npos) << r.test_note;
+  ASSERT_EQ(r.slow_ranks.size(), 1u);
+  EXPECT_TRUE(r.slow_ranks[0].tests.empty());
+}
+
 TEST(ClusterAnalysis, ManyRanksFindsEveryPlantedStraggler) {
   std::map<int, double> planted = {{7, 3.0}, {23, 5.0}, {50, 8.0}};
   ClusterReport r = AnalyzeCluster(MakeCluster(64, 6, planted));
