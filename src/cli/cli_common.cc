@@ -2,6 +2,7 @@
 #include "cli/cli_common.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "base/atomic_file.h"
@@ -127,6 +128,17 @@ std::string FormatError(const Status& status) {
   std::replace(msg.begin(), msg.end(), '\n', ' ');
   std::replace(msg.begin(), msg.end(), '\r', ' ');
   return "cann-profiler: error: " + msg;
+}
+
+CLI::Validator PositiveInteger() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec == std::errc() && end == text.data() + text.size() && v > 0) return "";
+        return fmt::format("must be a positive integer, got '{}'", text);
+      },
+      "POSITIVE");
 }
 
 }  // namespace cprof::cli

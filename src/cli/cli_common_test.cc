@@ -83,5 +83,19 @@ TEST(CliCommonTest, ErrorsAreOneLine) {
   EXPECT_EQ(FormatError(InvalidInput("a\nb")), "cann-profiler: error: a b");
 }
 
+TEST(CliCommonTest, TopMustBeAPositiveIntegerAndSaysSo) {
+  for (const char* bad : {"0", "abc", "-1", "2.5", ""}) {
+    for (std::vector<std::string> args : {std::vector<std::string>{"summary", "t.json", "--top", bad},
+                                          std::vector<std::string>{"compare", "--baseline", "a.json", "--target",
+                                                                   "b.json", "--top", bad}}) {
+      cli_test::Result r = cli_test::RunArgs(args);
+      EXPECT_EQ(r.code, 2) << args[0] << " " << bad;
+      EXPECT_NE(r.err.find(std::string("--top: must be a positive integer, got '") + bad + "'"), std::string::npos)
+          << r.err;
+      EXPECT_LT(r.err.size(), 120u) << r.err;  // not DBL_MAX's 300 digits
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cprof::cli

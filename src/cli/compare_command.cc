@@ -109,7 +109,7 @@ Command AddCompareCommand(CLI::App& root) {
   cmd->add_option("--baseline_time_range", o->baseline_time_range, "window of the baseline (overrides --time_range)");
   cmd->add_option("--target_time_range", o->target_time_range, "window of the target (overrides --time_range)");
   cmd->add_option("--op_map", o->op_map, "rules mapping op names across hardware: lines 'PATTERN => NAME'");
-  cmd->add_option("--top", o->top, "regressions and improvements to list (default 10)")->check(CLI::PositiveNumber);
+  cmd->add_option("--top", o->top, "regressions and improvements to list (default 10)")->check(PositiveInteger());
   cmd->add_option(
       "--alpha", o->alpha,
       "significance level for per-op tests, Benjamini-Hochberg-adjusted across ops (default 0.05)");

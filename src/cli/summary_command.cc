@@ -33,7 +33,7 @@ Command AddSummaryCommand(CLI::App& root) {
   cmd->add_option("--time_range", o->summary.time_range,
                   "only this part of the trace, relative to its start: A:B with units (1s:2.5s, :300ms); "
                   "slices and steps that start inside it count");
-  cmd->add_option("--top", o->summary.top, "operators per table (default 10)")->check(CLI::PositiveNumber);
+  cmd->add_option("--top", o->summary.top, "operators per table (default 10)")->check(PositiveInteger());
   AddOutputOptions(cmd, &o->output, "text, json");
   return {cmd, [o](CommandContext& ctx) { return RunSummary(*o, ctx); }};
 }
