@@ -82,6 +82,9 @@ StatusOr<TimeNs> ParseDuration(std::string_view text) {
       return *s * mult;
     }
   }
+  if (ParseDecimalScaledToNs(text, 9)) {  // a bare number: which unit was meant is a guess
+    return InvalidInput("'{0}' is not a duration: give a unit, e.g. {0}s or {0}ms (ns, us, ms, s, m, h)", text);
+  }
   return InvalidInput("'{}' is not a duration: write a number with a unit (ns, us, ms, s, m, h), "
                       "e.g. 300s or 200ms",
                       text);

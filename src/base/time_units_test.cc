@@ -25,6 +25,8 @@ TEST(TimeUnitsTest, DurationsNeedAUnit) {
   EXPECT_EQ(*ParseDuration("1.5us"), 1500);
   EXPECT_EQ(*ParseDuration("2m"), 120 * kNsPerS);
   EXPECT_FALSE(ParseDuration("300").ok());
+  EXPECT_NE(ParseDuration("300").status().message().find("give a unit, e.g. 300s or 300ms"), std::string::npos)
+      << ParseDuration("300").status().message();
   EXPECT_EQ(ParseDuration("abc").status().code(), StatusCode::kInvalidInput);
   auto r = ParseTimeRange("1s:2s");
   ASSERT_TRUE(r.ok());

@@ -32,10 +32,12 @@ struct CompareCommandOptions {
   OutputOptions output;
 };
 
-StatusOr<TimeWindow> Window(const Trace& t, const std::string& text, const char* flag) {
-  ASSIGN_OR_RETURN(std::optional<TimeRange> range, ParseTimeRangeOption(text, flag));
-  return WindowInTrace(t, range, text, flag);
-}
+// One side's window: its text, and the flag it came from, as the user typed it.
+struct SideRange {
+  std::string text;
+  std::string flag = "--time_range";
+  std::optional<TimeRange> range;
+};
 
 std::string Label(const std::string& path, const std::string& range) {
   return range.empty() ? path : fmt::format("{} [{}]", path, range);
@@ -46,13 +48,16 @@ CommandResult RunCompare(const CompareCommandOptions& o, CommandContext& ctx) {
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
   if (format == "pdf" && o.output.output.empty()) return InvalidInput("PDF output needs --output FILE.pdf");
 
-  std::string range_b = o.time_range, range_t = o.time_range;
+  SideRange base_range{.text = o.time_range}, target_range{.text = o.time_range};
   if (size_t comma = o.time_range.find(','); comma != std::string::npos) {
-    range_b = o.time_range.substr(0, comma);
-    range_t = o.time_range.substr(comma + 1);
+    base_range = {.text = o.time_range.substr(0, comma), .flag = "--time_range (its baseline part)"};
+    target_range = {.text = o.time_range.substr(comma + 1), .flag = "--time_range (its target part)"};
   }
-  if (!o.baseline_time_range.empty()) range_b = o.baseline_time_range;
-  if (!o.target_time_range.empty()) range_t = o.target_time_range;
+  if (!o.baseline_time_range.empty()) base_range = {.text = o.baseline_time_range, .flag = "--baseline_time_range"};
+  if (!o.target_time_range.empty()) target_range = {.text = o.target_time_range, .flag = "--target_time_range"};
+  // Before the imports, so a typo fails at once.
+  ASSIGN_OR_RETURN(base_range.range, ParseTimeRangeOption(base_range.text, base_range.flag));
+  ASSIGN_OR_RETURN(target_range.range, ParseTimeRangeOption(target_range.text, target_range.flag));
 
   OpMap map;
   if (!o.op_map.empty()) {
@@ -72,14 +77,14 @@ CommandResult RunCompare(const CompareCommandOptions& o, CommandContext& ctx) {
     target = &*target_storage;
   }
   TraceDiffOptions opt;
-  ASSIGN_OR_RETURN(opt.baseline_window, Window(baseline, range_b, "--time_range (baseline)"));
-  ASSIGN_OR_RETURN(opt.target_window, Window(*target, range_t, "--time_range (target)"));
+  ASSIGN_OR_RETURN(opt.baseline_window, WindowInTrace(baseline, base_range.range, base_range.text, base_range.flag));
+  ASSIGN_OR_RETURN(opt.target_window, WindowInTrace(*target, target_range.range, target_range.text, target_range.flag));
   opt.op_map = o.op_map.empty() ? nullptr : &map;
   opt.top_n = o.top;
   opt.alpha = o.alpha;
   if (!(opt.alpha > 0 && opt.alpha < 1)) return InvalidInput("--alpha must be in (0, 1), got {}", o.alpha);
   const TraceDiff diff = DiffTraces(baseline, *target, opt);
-  const DiffLabels labels{Label(o.baseline, range_b), Label(o.target, range_t)};
+  const DiffLabels labels{Label(o.baseline, base_range.text), Label(o.target, target_range.text)};
 
   if (format == "json") {
     nlohmann::ordered_json doc = NewJsonDocument("trace_diff");

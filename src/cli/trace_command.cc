@@ -62,12 +62,16 @@ StatusOr<CollectOptions> BuildOptions(const TraceOptions& t, CommandContext& ctx
     }
   }
   if (!t.duration.empty()) {
-    ASSIGN_OR_RETURN(TimeNs d, ParseDuration(t.duration));
+    StatusOr<TimeNs> parsed = ParseDuration(t.duration);
+    if (!parsed.ok()) return parsed.status().WithContext("--duration");
+    const TimeNs d = *parsed;
     if (d <= 0) return InvalidInput("--duration: '{}' must be positive", t.duration);
     o.duration_ns = d;
   }
   if (!t.time_range.empty()) {
-    ASSIGN_OR_RETURN(o.time_range, ParseTimeRange(t.time_range));
+    StatusOr<TimeRange> range = ParseTimeRange(t.time_range);
+    if (!range.ok()) return range.status().WithContext("--time_range");
+    o.time_range = *range;
   }
   for (const std::string& text : t.triggers) {
     ASSIGN_OR_RETURN(TriggerSpec spec, ParseTrigger(text));

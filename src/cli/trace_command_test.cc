@@ -52,6 +52,23 @@ TEST(TraceCommandTest, KillNeedsDurationAndAKnownSignal) {
   EXPECT_NE(r.err.find("unknown signal 'hup' (none, term, int, kill)"), std::string::npos) << r.err;
 }
 
+// Bad durations name the flag and suggest a unit, before anything runs.
+TEST(TraceCommandTest, DurationErrorsNameTheFlagAndSuggestAUnit) {
+  const std::pair<std::vector<std::string>, std::string> kCases[] = {
+      {{"--duration", "5"}, "--duration: '5' is not a duration: give a unit, e.g. 5s or 5ms"},
+      {{"--time_range", "2:"}, "--time_range: '2' is not a duration: give a unit, e.g. 2s or 2ms"},
+      {{"--trigger", "p99_latency>200ms over 10"}, "--trigger 'p99_latency>200ms over 10': over: '10' is not a duration"},
+  };
+  for (const auto& [flags, expected] : kCases) {
+    std::vector<std::string> args = {"trace", "-o", "/dev/null"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "true"});
+    Result r = RunArgs(args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  }
+}
+
 TEST(TraceCommandTest, AnOutputThatCannotBeCreatedFailsBeforeTheTargetStarts) {
   fs::path dir = TempDir("cprof_trace_noout_");
   const std::string folder = (dir / "no_such_folder").string();

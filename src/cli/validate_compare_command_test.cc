@@ -52,6 +52,23 @@ TEST(CompareCommandTest, JsonDocumentListsOpsAndTopRegressions) {
   EXPECT_FALSE(doc.dump().find("Memcpy DtoD") == std::string::npos);
 }
 
+// Window errors name the flag the user typed; syntax errors come before the (long) imports.
+TEST(CompareCommandTest, WindowErrorsNameTheFlagTyped) {
+  Result r = RunArgs({"compare", "--baseline", kControl, "--target", kTest, "--target_time_range", "50s:60s"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--target_time_range 50s:60s: starts after the trace ends"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("(target)"), std::string::npos) << r.err;
+  r = RunArgs({"compare", "--baseline", "/nonexistent/a.json", "--target", "/nonexistent/b.json",
+               "--baseline_time_range", "1:2s"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--baseline_time_range: '1' is not a duration: give a unit, e.g. 1s or 1ms"), std::string::npos)
+      << r.err;
+  r = RunArgs({"compare", "--baseline", "/nonexistent/a.json", "--target", "/nonexistent/b.json", "--time_range",
+               "0s:1s,2"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--time_range (its target part): '2' is not a time range"), std::string::npos) << r.err;
+}
+
 // --help and the report name the same per-op correction (the help once said Holm; compare
 // adjusts with Benjamini-Hochberg, as README and docs/validate.md say).
 TEST(CompareCommandTest, AlphaHelpNamesTheCorrectionTheReportUses) {

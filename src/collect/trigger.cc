@@ -46,7 +46,9 @@ StatusOr<TriggerSpec> ParseTrigger(std::string_view text) {
   };
   // Optional "over DURATION" at the end.
   if (size_t over = t.rfind(" over "); over != std::string::npos) {
-    ASSIGN_OR_RETURN(spec.window_ns, ParseDuration(Trim(t.substr(over + 6))));
+    StatusOr<TimeNs> window = ParseDuration(Trim(t.substr(over + 6)));
+    if (!window.ok()) return bad("over: " + window.status().message());
+    spec.window_ns = *window;
     if (spec.window_ns <= 0) return bad("the window must be positive");
     t = Trim(t.substr(0, over));
   }
