@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/byte_source.h"
@@ -309,6 +310,15 @@ TEST(HostileInputTest, EmptyFilesAndDirectoriesAreClearErrors) {
     auto t = ImportTrace(f.path());
     ASSERT_FALSE(t.ok());
     ExpectClearError(t.status(), f.path(), "empty gzip");
+  }
+  // Gzip'd garbage: the byte named is the decompressed content's, and says so (the file's is 0x1f).
+  for (const auto& [body, name, expected] :
+       {std::tuple<std::string, const char*, const char*>{"garbage", ".json.gz", "first byte after gunzip 0x67"},
+        {"garbage", ".json", "first byte 0x67"}}) {
+    TempFile f(body, name, /*gzip=*/std::string_view(name).ends_with(".gz"));
+    auto t = ImportTrace(f.path());
+    ASSERT_FALSE(t.ok());
+    EXPECT_NE(t.status().message().find(expected), std::string::npos) << t.status().message();
   }
   // An empty directory, and torch_npu folders whose files are directories.
   auto d = ImportTrace(tmp.path().string());

@@ -69,8 +69,10 @@ StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   // A Perfetto trace is a sequence of `packet` fields: tag 0x0A (field 1, length-delimited).
   if (n > 0 && static_cast<unsigned char>(head[0]) == 0x0A) return TraceFormat::kPerfettoPb;
   if (n == 0) return InvalidInput("{}: empty file", path);
-  return InvalidInput("{}: not a trace format cann-profiler reads (first byte 0x{:02x}; expected "
-                      "JSON, gzip'd JSON or Perfetto protobuf)", path, static_cast<unsigned char>(head[0]));
+  // The byte shown is the decompressed content's: say so, or 0x1f in a hex dump contradicts it.
+  return InvalidInput("{}: not a trace format cann-profiler reads (first byte {}0x{:02x}; expected "
+                      "JSON, gzip'd JSON or Perfetto protobuf)", path, src->compressed() ? "after gunzip " : "",
+                      static_cast<unsigned char>(head[0]));
 }
 
 }  // namespace cprof
