@@ -63,15 +63,14 @@ stamp "4/6 tune --from_diagnosis (budget $budget)"
   --from_diagnosis "$dir/root_cause_report.yaml" --runtime_adjustment "$dir/runtime_adjustment.yaml" \
   --storage "sqlite://$dir/study.db" --study "demo-$workload" --remeasure "$remeasure" \
   --output "$dir/tuning_report.json" --report "$dir/tuning_report.html" -- "$exe" "${extra[@]}" "${placeholders[@]}"
-# The configuration to validate: the re-measured one with the lowest mean when tune re-measured (on a
-# loaded machine one run of a multi-threaded configuration can be luckily fast), else tune's best.
+# The configuration to validate: tune's best, which is the lowest re-measured mean when tune
+# re-measured (on a loaded machine one run of a multi-threaded configuration can be luckily fast).
 mapfile -t tuned < <("$python" - "$dir/tuning_report.json" "$dir/chosen_configuration.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-chosen = {"params": doc["best_params"], "latency_ms": doc["best_value"], "runs": 1, "from": "best trial"}
-if doc.get("remeasured"):
-    r = min(doc["remeasured"], key=lambda r: r["mean"])
-    chosen = {"params": r["params"], "latency_ms": r["mean"], "runs": r["n"], "from": "lowest re-measured mean"}
+rem = [r for r in doc.get("remeasured", []) if r["trial"] == doc["best_trial"]]
+chosen = {"params": doc["best_params"], "latency_ms": doc["best_value"], "runs": rem[0]["n"] if rem else 1,
+          "from": "lowest re-measured mean" if rem else "best trial"}
 json.dump(chosen, open(sys.argv[2], "w"))
 for k, v in chosen["params"].items():
     print(f"--{k}")

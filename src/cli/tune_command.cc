@@ -23,6 +23,8 @@
 #include "report/diagnose/diagnosis_json.h"
 #include "report/diagnose/diagnosis_reader.h"
 #include "report/diagnose/runtime_adjustment_yaml.h"
+#include "cli/tune_trace_objective.h"
+#include "import/import_trace.h"
 #include "tune/diagnosis_guidance.h"
 #include "tune/replay_evaluator.h"
 #include "tune/sampler.h"
@@ -134,6 +136,26 @@ Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, st
   return Status::Ok();
 }
 
+// Trace objectives: every trial runs under this program's `trace --scope framework` (operators,
+// steps and spans, /proc metrics; no CPU sampling, the lightest scope with steps) and the
+// objectives are read from the trace it wrote.
+Status TraceEachTrial(std::vector<TraceObjective> objectives, CommandSpec* spec) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return Internal("cannot find this program to trace the trials: /proc/self/exe: {}", ec.message());
+  spec->wrapper = {self.string(), "trace", "--scope", "framework", "-o", "{output}", "--"};
+  spec->read_output = [objectives = std::move(objectives)](
+                          const std::string& file) -> StatusOr<std::map<std::string, double>> {
+    ASSIGN_OR_RETURN(Trace trace, ImportTrace(file));
+    std::map<std::string, double> values;
+    for (const TraceObjective& t : objectives) {
+      ASSIGN_OR_RETURN(values[t.name()], t.Value(trace));
+    }
+    return values;
+  };
+  return Status::Ok();
+}
+
 CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   static constexpr std::string_view kFormats[] = {"text", "json"};
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
@@ -158,6 +180,17 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   // The space: a file, or the replay cache's own parameter lists.
   ASSIGN_OR_RETURN(SpaceFile space_file, LoadSpaceFile(o.space.empty() ? o.replay : o.space));
   const SearchSpace& space = space_file.space;
+
+  TuneOptions topt;
+  ASSIGN_OR_RETURN(topt.objectives, ParseObjectives(o.objective, o.replay.empty() ? "" : ReplayEvaluator::kMetric));
+  std::vector<TraceObjective> traced;  // objectives read from a trace of each trial
+  for (const ObjectiveSpec& obj : topt.objectives) {
+    ASSIGN_OR_RETURN(std::optional<TraceObjective> t, ParseTraceObjective(obj.name));
+    if (!o.replay.empty() && obj.name != ReplayEvaluator::kMetric)
+      return InvalidInput("--objective '{}': a replay reports one metric, '{}' (the cache's time)", obj.name,
+                          ReplayEvaluator::kMetric);
+    if (t) traced.push_back(std::move(*t));
+  }
 
   std::unique_ptr<Evaluator> evaluator;
   std::string identity;  // what makes this study this study (beyond space and objectives)
@@ -191,6 +224,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       ASSIGN_OR_RETURN(spec.timeout_ns, ParseDuration(o.timeout));
       if (spec.timeout_ns <= 0) return InvalidInput("--timeout '{}' must be positive", o.timeout);
     }
+    if (!traced.empty()) RETURN_IF_ERROR(TraceEachTrial(std::move(traced), &spec));
     ASSIGN_OR_RETURN(auto runner, TrialRunner::Create(spec, space));
     evaluator = std::move(runner);
     identity = "command:";
@@ -200,8 +234,6 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     identity += o.shell ? "shell" : "";
   }
 
-  TuneOptions topt;
-  ASSIGN_OR_RETURN(topt.objectives, ParseObjectives(o.objective, evaluator->default_objective()));
   topt.sampler = o.sampler;
   topt.budget = o.budget;
   if (!o.time.empty()) {
@@ -286,13 +318,27 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     if (it == t.metrics.end()) return std::nullopt;
     return it->second;
   };
-  std::optional<double> best_value = r.best ? value_of(r.trials[*r.best]) : std::nullopt;
-  std::optional<double> default_value = r.default_trial ? value_of(r.trials[*r.default_trial]) : std::nullopt;
+  // A trial's re-measurement, when it had one: then its mean is the number to report.
+  auto remeasured_of = [&](std::optional<size_t> trial) -> const Remeasured* {
+    if (!trial) return nullptr;
+    for (const Remeasured& m : r.remeasured)
+      if (m.number == r.trials[*trial].number && m.n > 0) return &m;
+    return nullptr;
+  };
+  const Remeasured* best_rem = remeasured_of(r.best);
+  const Remeasured* default_rem = remeasured_of(r.default_trial);
+  std::optional<double> best_value = best_rem ? best_rem->mean : r.best ? value_of(r.trials[*r.best]) : std::nullopt;
+  std::optional<double> default_value = default_rem           ? default_rem->mean
+                                        : r.default_trial ? value_of(r.trials[*r.default_trial])
+                                                          : std::nullopt;
   bool maximize = !topt.objectives.empty() && topt.objectives[0].maximize;
   std::optional<double> improvement;  // relative, positive = better than the default
   if (best_value && default_value && *default_value != 0)
     improvement = maximize ? (*best_value - *default_value) / std::fabs(*default_value)
                            : (*default_value - *best_value) / std::fabs(*default_value);
+  // Both re-measured and their intervals overlap: the improvement may be noise.
+  const bool within_noise = best_rem && default_rem && best_rem != default_rem &&
+                            best_rem->ci_low <= default_rem->ci_high && default_rem->ci_low <= best_rem->ci_high;
 
   std::string text;
   if (format == "json") {
@@ -309,6 +355,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     doc["resumed"] = r.resumed;
     doc["default_value"] = default_value ? nlohmann::ordered_json(*default_value) : nlohmann::ordered_json(nullptr);
     doc["improvement_over_default"] = improvement ? nlohmann::ordered_json(*improvement) : nlohmann::ordered_json(nullptr);
+    doc["improvement_within_noise"] = within_noise;
     nlohmann::ordered_json rem = nlohmann::ordered_json::array();
     for (const Remeasured& m : r.remeasured)
       rem.push_back({{"trial", m.number}, {"params", ParamsJson(m.params)}, {"objective", m.objective}, {"n", m.n},
@@ -335,10 +382,18 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   } else {
     text += fmt::format("study {} ({}): {} evaluations ({} failed), {} infeasible, {} resumed\n", r.study_name,
                         storage_url, r.evaluations, failed, infeasible, r.resumed);
+    if (const auto* all = space.Enumerated(); all && r.evaluations < topt.budget && r.trials.size() >= all->size())
+      text += fmt::format("the space is exhausted: all {} configurations were tried, fewer than --budget {}\n",
+                          all->size(), topt.budget);
+    auto interval = [](const Remeasured* m) {
+      return m ? fmt::format(" [{}, {}] (95% CI, n={})", FormatValueText(m->ci_low), FormatValueText(m->ci_high), m->n)
+               : std::string();
+    };
     if (r.best) {
       const TrialSummary& b = r.trials[*r.best];
-      text += fmt::format("best     {} = {} (trial {})\n         {}\n", objective_name,
-                          best_value ? FormatValueText(*best_value) : "?", b.number, ParamsText(b.params));
+      text += fmt::format("best     {} = {}{} (trial {})\n         {}\n", objective_name,
+                          best_value ? FormatValueText(*best_value) : "?", interval(best_rem), b.number,
+                          ParamsText(b.params));
     } else {
       text += "best     none: no trial succeeded\n";
     }
@@ -346,8 +401,10 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       text += fmt::format("re-measured trial {}: {} = {} [{}, {}] (95% CI, n={})\n", m.number, m.objective,
                           FormatValueText(m.mean), FormatValueText(m.ci_low), FormatValueText(m.ci_high), m.n);
     if (default_value)
-      text += fmt::format("default  {} = {}{}\n", objective_name, FormatValueText(*default_value),
-                          improvement ? fmt::format(" -> {:+.1f}% better with the best", 100 * *improvement) : "");
+      text += fmt::format("default  {} = {}{}{}{}\n", objective_name, FormatValueText(*default_value),
+                          interval(default_rem),
+                          improvement ? fmt::format(" -> {:+.1f}% better with the best", 100 * *improvement) : "",
+                          within_noise ? " (within the noise: the intervals overlap)" : "");
     if (!r.pareto.empty()) {
       text += "pareto front\n";
       for (size_t i : r.pareto) {

@@ -151,13 +151,51 @@ TEST(TuneCommandTest, ContractFlagsAndErrors) {
            {"--replay", kPnpoly, "--sampler", "annealing"},           // unknown sampler
            {"--replay", kPnpoly, "--time", "30"},                     // duration without unit
            {"--replay", "/nonexistent.json.gz"},                      // missing file
-           {"--replay", kPnpoly, "--objective", "p99(step):min"},     // needs the tracer
+           {"--replay", kPnpoly, "--objective", "p99(step):min"},     // a replay has no trace
+           {"--replay", kPnpoly, "--objective", "latency:min"},       // a replay reports only time
            {"--replay", kPnpoly, "--from_diagnosis", "report.yaml"},  // no such report
        }) {
     ProcessResult r = Tune(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args.back() << ": " << r.err;
     EXPECT_NE(r.err.find("error"), std::string::npos);
   }
+}
+
+// `--objective "mean(step):min"`: each trial runs under `trace`, and the objective comes from its
+// trace (the script prints nothing). The best of x in 0..3 is x = 2 (10 ms steps, others 20-30 ms);
+// the default (x = 0) is re-measured with the best, and the improvement compares the two means.
+TEST(TuneCommandTest, TraceObjectiveIsReadFromATraceOfEachTrial) {
+  fs::path dir = TempDir("traced");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
+  std::ofstream(dir / "steps.py") << "import sys, time, cprof\n"
+                                     "x = int(sys.argv[1])\n"
+                                     "for i in range(5):\n"
+                                     "    cprof.step(i)\n"
+                                     "    time.sleep(0.01 * (1 + abs(x - 2)))\n"
+                                     "cprof.step(5)\n";
+  ProcessResult r = Tune({"--space", (dir / "space.yaml").string(), "--objective", "mean(step):min", "--budget", "4",
+                          "--remeasure", "1", "--storage", "memory", "--json", "--", "/usr/bin/python3",
+                          (dir / "steps.py").string(), "{x}"},
+                         dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = LastJsonLine(r.out);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_EQ(j["failed"], 0) << r.err;
+  EXPECT_EQ(j["best_params"]["x"], 2) << r.out;
+  // ms: five steps of 10 ms, and the step the last cprof.step() opens, which ends with the script.
+  EXPECT_GE(j["best_value"].get<double>(), 5.0);
+  EXPECT_LT(j["best_value"].get<double>(), 15.0);
+  // Re-measured: the best and the default, and the improvement between their means.
+  ASSERT_EQ(j["remeasured"].size(), 2u) << j["remeasured"].dump();
+  EXPECT_EQ(j["remeasured"][1]["params"]["x"], 0);
+  EXPECT_GE(j["remeasured"][0]["n"].get<int>(), 2);
+  const double best = j["remeasured"][0]["mean"], def = j["remeasured"][1]["mean"];
+  EXPECT_DOUBLE_EQ(j["best_value"].get<double>(), best);
+  EXPECT_DOUBLE_EQ(j["default_value"].get<double>(), def);
+  EXPECT_NEAR(j["improvement_over_default"].get<double>(), (def - best) / def, 1e-12);
+  // No trace file is left behind.
+  for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
+    EXPECT_EQ(e.path().filename().string().rfind("cprof_trial_", 0), std::string::npos) << e.path();
 }
 
 // The workload of the resume tests: logs every run, takes a moment, prints its objective.

@@ -27,8 +27,6 @@ class Evaluator {
   virtual ~Evaluator() = default;
   // `params`: name -> value text of the active parameters (SearchSpace::Named).
   virtual EvalResult Evaluate(const std::map<std::string, std::string>& params, Rng& rng) = 0;
-  // The metric to optimize when the user names none ("" = take the first one reported).
-  virtual std::string default_objective() const { return ""; }
 };
 
 }  // namespace cprof::tune

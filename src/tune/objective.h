@@ -4,8 +4,8 @@
 //   ASSIGN_OR_RETURN(std::vector<ObjectiveSpec> objs, ParseObjectives("latency_ms:min"));
 //   double y = Scalarize(objs, metrics, weights);   // what samplers minimize
 //
-// A name with parentheses (`p99(step):min`) is a trace metric: it needs the `trace` collector, and
-// ParseObjectives says so (kUnavailable) until that exists — the seam for trace-driven objectives.
+// A name is a metric the command prints, or with parentheses (`p99(step):min`) one the CLI reads
+// from a trace of each trial (cli/tune_trace_objective.h).
 #pragma once
 
 #include <map>

@@ -60,7 +60,7 @@ EvalResult ReplayEvaluator::Evaluate(const std::map<std::string, std::string>& p
     return r;
   }
   r.state = TrialState::kComplete;
-  r.metrics["time"] = (noise_ && !e.times.empty()) ? e.times[rng.Index(e.times.size())] : e.mean;
+  r.metrics[kMetric] = (noise_ && !e.times.empty()) ? e.times[rng.Index(e.times.size())] : e.mean;
   return r;
 }
 

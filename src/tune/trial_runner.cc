@@ -14,6 +14,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -302,6 +303,34 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
       argv.push_back(*s);
     }
   }
+  // The wrapper's output file: created here (unique), written by the wrapper, removed below.
+  std::string output;
+  if (!spec_.wrapper.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/cprof_trial_XXXXXX" + spec_.output_suffix;
+    int fd = ::mkstemps(templ.data(), static_cast<int>(spec_.output_suffix.size()));
+    if (fd < 0) {
+      res.state = TrialState::kFailed;
+      res.reason = fmt::format("cannot create a trial output file {}: {}", templ, ::strerror(errno));
+      return res;
+    }
+    ::close(fd);
+    output = templ;
+    std::vector<std::string> wrapped;
+    for (const std::string& w : spec_.wrapper) {
+      std::string a = w;
+      for (size_t at = a.find("{output}"); at != std::string::npos; at = a.find("{output}", at + output.size()))
+        a.replace(at, 8, output);
+      wrapped.push_back(std::move(a));
+    }
+    argv.insert(argv.begin(), wrapped.begin(), wrapped.end());
+  }
+  struct RemoveOutput {
+    const std::string& path;
+    ~RemoveOutput() {
+      if (!path.empty()) ::unlink(path.c_str());
+    }
+  } remove_output{output};
   std::vector<std::pair<std::string, std::string>> env;
   for (const auto& [k, v] : params) {
     std::string upper;
@@ -337,6 +366,15 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
   }
   res.metrics = ParseMetrics(p.out, regex_);
   res.state = TrialState::kComplete;  // the tuner checks that the objectives are present
+  if (spec_.read_output) {
+    auto measured = spec_.read_output(output);
+    if (!measured.ok()) {
+      res.state = TrialState::kFailed;
+      res.reason = measured.status().message();
+      return res;
+    }
+    for (const auto& [k, v] : *measured) res.metrics[k] = v;
+  }
   if (res.metrics.empty()) {
     res.state = TrialState::kFailed;
     res.reason = "no metrics in the output (print a JSON line like {\"latency_ms\": 12.3}, or use --regex)";

@@ -16,9 +16,11 @@
 // Metrics: the last line of stdout that is a JSON object (`{"latency_ms": 12.3, "mem_mb": 800}`:
 // every numeric field), plus `regex` captures (the last match in stdout; group 1 is the value)
 // under their names. A nonzero exit, a signal, a timeout or an objective missing from the output
-// fails the trial with the reason. Thread-safe: workers run trials concurrently.
+// fails the trial with the reason. `wrapper` runs the command under another tool that measures
+// more (a tracer) and adds what it wrote. Thread-safe: workers run trials concurrently.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <regex>
@@ -40,6 +42,13 @@ struct CommandSpec {
   bool shell = false;
   TimeNs timeout_ns = 0;  // 0 = none
   std::string cwd;        // empty = inherit
+  // When set, each trial runs as `wrapper... command...` (`cann-profiler trace -o {output} --`),
+  // "{output}" replaced by a fresh file in $TMPDIR, and read_output(file) adds the metrics the
+  // wrapper measured (taking precedence over printed ones of the same name); a read error fails
+  // the trial with its message. The file is removed afterwards.
+  std::vector<std::string> wrapper;
+  std::function<StatusOr<std::map<std::string, double>>(const std::string& file)> read_output;
+  std::string output_suffix = ".pb";  // of the {output} file
 };
 
 // Substitutes {name} placeholders; an unknown name is kInvalidInput (checked once at startup).

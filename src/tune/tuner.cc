@@ -569,6 +569,11 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
     auto val = [&](size_t i) { return (*Minimized({st.objectives[0]}, result.trials[i].metrics))[0]; };
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return val(a) < val(b); });
     if (order.size() > static_cast<size_t>(options.remeasure_top)) order.resize(options.remeasure_top);
+    // The default configuration too, so that the improvement over it compares two re-measured means.
+    if (result.default_trial && std::find(order.begin(), order.end(), *result.default_trial) == order.end() &&
+        result.trials[*result.default_trial].state == TrialState::kComplete &&
+        Minimized({st.objectives[0]}, result.trials[*result.default_trial].metrics))
+      order.push_back(*result.default_trial);
     for (size_t i : order) {
       const TrialSummary& t = result.trials[i];
       std::vector<double> xs;
@@ -583,6 +588,15 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
       MeanInterval ci = MeanConfidenceInterval(xs);
       result.remeasured.push_back({t.number, t.params, st.objectives[0].name, xs.size(), ci.mean, ci.low, ci.high});
     }
+    // The recommendation is the best re-measured mean: a lucky first measurement does not win.
+    const double sign = st.objectives[0].maximize ? -1 : 1;
+    for (size_t k = 0; k < result.remeasured.size(); ++k) {
+      if (!std::isfinite(result.remeasured[k].mean)) continue;
+      if (!result.remeasured_best ||
+          sign * result.remeasured[k].mean < sign * result.remeasured[*result.remeasured_best].mean)
+        result.remeasured_best = k;
+    }
+    if (result.remeasured_best) result.best = order[*result.remeasured_best];
   }
   return result;
 }

@@ -75,10 +75,12 @@ struct Remeasured {
 struct TuneResult {
   std::string study_name;
   std::vector<TrialSummary> trials;   // the whole study, by number
-  std::optional<size_t> best;         // index into trials: best first objective
+  // Index into trials: the best first objective; after re-measurement, the best re-measured mean.
+  std::optional<size_t> best;
   std::vector<size_t> pareto;         // with several objectives: the non-dominated complete trials
   std::optional<size_t> default_trial;  // the default configuration's trial, when evaluated
-  std::vector<Remeasured> remeasured;
+  std::vector<Remeasured> remeasured;   // the top configurations, then the default if not among them
+  std::optional<size_t> remeasured_best;  // index into remeasured: the one `best` points at
   int64_t evaluations = 0;   // complete + failed in the study
   int64_t resumed = 0;       // trials already in the study when this run started
   int64_t run_here = 0;      // trials this run evaluated

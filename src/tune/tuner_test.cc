@@ -308,8 +308,16 @@ TEST(TunerTest, RacingStopsClearlyWorseConfigurationsAndRemeasuresTheBest) {
   int raced = 0;
   for (const TrialSummary& t : res->trials) raced += t.measurements.size() < 5;
   EXPECT_GT(raced, 0) << "no configuration was stopped early";
-  ASSERT_EQ(res->remeasured.size(), 2u);
-  const Remeasured& best = res->remeasured[0];
+  // The top 2, then the default (x = 0, far from the best at x = 6), so the improvement over it
+  // compares two re-measured means.
+  ASSERT_EQ(res->remeasured.size(), 3u);
+  EXPECT_EQ(res->remeasured[2].params.at("x"), "0");
+  EXPECT_GE(res->remeasured[2].n, 6u);
+  // The recommendation is the best re-measured mean.
+  ASSERT_TRUE(res->remeasured_best.has_value());
+  for (const Remeasured& m : res->remeasured) EXPECT_LE(res->remeasured[*res->remeasured_best].mean, m.mean);
+  EXPECT_EQ(res->trials[*res->best].number, res->remeasured[*res->remeasured_best].number);
+  const Remeasured& best = res->remeasured[*res->remeasured_best];
   EXPECT_GE(best.n, 6u);
   double x = std::stod(best.params.at("x"));
   double truth = 10 + (x - 6) * (x - 6);

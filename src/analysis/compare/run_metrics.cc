@@ -11,15 +11,27 @@
 namespace cprof {
 namespace {
 
+// What errors call the trace: its source path, or "the trace" (a native .pb has none).
+std::string SourceName(const Trace& trace) {
+  std::string s = trace.MetadataText(meta::kSourcePath);
+  return s.empty() ? "the trace" : s;
+}
+
 bool IsDurationMetric(const std::string& n) {
   return n == "step_time" || n == "latency" || n == "p50_latency" || n == "p99_latency";
 }
+
+}  // namespace
+
+bool IsStepMetric(std::string_view name) { return IsDurationMetric(std::string(name)) || name == "throughput"; }
+
+namespace {
 
 Status NeedSteps(const Trace& trace, const MetricInfo& metric, const std::vector<Step>& steps) {
   if (!steps.empty()) return Status::Ok();
   return InvalidInput("{}: no steps found (no ProfilerStep#N, step annotations or repeated top-level spans), so "
                       "'{}' has no values",
-                      trace.MetadataText(meta::kSourcePath), metric.name);
+                      SourceName(trace), metric.name);
 }
 
 // Counter tracks holding `metric`: named after it or after the collector's series for it;
@@ -93,7 +105,7 @@ SampleStatistic StepStatistic(const MetricInfo& metric, TwoSampleTest test) {
 StatusOr<std::vector<double>> StepValues(const Trace& trace, const std::vector<Step>& steps, const MetricInfo& metric,
                                          const RunMetricOptions& options) {
   RETURN_IF_ERROR(NeedSteps(trace, metric, steps));
-  const std::string source = trace.MetadataText(meta::kSourcePath);
+  const std::string source = SourceName(trace);
   std::vector<double> v;
   v.reserve(steps.size());
   if (IsDurationMetric(metric.name)) {
@@ -143,8 +155,8 @@ StatusOr<std::vector<double>> StepValues(const Trace& trace, const std::vector<S
 
 StatusOr<double> RunValue(const Trace& trace, const std::vector<Step>& steps, const MetricInfo& metric,
                           const RunMetricOptions& options) {
-  const std::string source = trace.MetadataText(meta::kSourcePath);
-  if (IsDurationMetric(metric.name) || metric.name == "throughput") {
+  const std::string source = SourceName(trace);
+  if (IsStepMetric(metric.name)) {
     RETURN_IF_ERROR(NeedSteps(trace, metric, steps));
     std::vector<double> d;
     for (const Step& s : steps) d.push_back(static_cast<double>(s.dur_ns));

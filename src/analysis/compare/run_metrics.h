@@ -25,6 +25,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/step_detector.h"
@@ -45,6 +46,10 @@ StatusOr<std::vector<double>> StepValues(const Trace& trace, const std::vector<S
 
 StatusOr<double> RunValue(const Trace& trace, const std::vector<Step>& steps, const MetricInfo& metric,
                           const RunMetricOptions& options);
+
+// Whether the metric is read from step durations (step_time, latency, p50_latency, p99_latency,
+// throughput); the others come from device work, memory events or counter tracks.
+bool IsStepMetric(std::string_view name);
 
 // The statistic of per-step values the metric names; `test` decides for the metrics that name
 // none (step_time: mean under the t-test, else median).

@@ -112,13 +112,25 @@ std::string TuningReportHtml(const TuningReportData& d) {
   if (!d.best) {
     b += "<p>No trial completed: no configuration to recommend.</p>\n";
   } else {
+    // A re-measured configuration is reported by its mean (the recommendation is the best mean).
+    auto value = [&](size_t i) -> std::pair<std::optional<double>, std::string> {
+      for (const TuningReportRemeasured& r : d.remeasured)
+        if (r.number == d.trials[i].number && r.n > 0)
+          return {r.mean, fmt::format(" (re-measured mean, n={})", r.n)};
+      return {d.trials[i].value, ""};
+    };
     const TuningReportTrial& best = d.trials[*d.best];
-    b += fmt::format("<p>Best: trial {} — <code>{}</code> — {} = <b>{}</b>", best.number, Html(ParamsText(best.params)),
-                     Html(d.objective), best.value ? Html(Num(*best.value)) : "?");
-    if (d.default_trial && d.trials[*d.default_trial].value && best.value && *d.trials[*d.default_trial].value != 0) {
-      const double def = *d.trials[*d.default_trial].value;
-      const double change = (*best.value - def) / std::fabs(def) * 100;
-      b += fmt::format("; the default gave {} ({} with the best)", Html(Num(def)), Html(FormatPct(change)));
+    const auto [best_value, best_note] = value(*d.best);
+    b += fmt::format("<p>Best: trial {} — <code>{}</code> — {} = <b>{}</b>{}", best.number,
+                     Html(ParamsText(best.params)), Html(d.objective), best_value ? Html(Num(*best_value)) : "?",
+                     Html(best_note));
+    if (d.default_trial) {
+      const auto [def, def_note] = value(*d.default_trial);
+      if (def && best_value && *def != 0) {
+        const double change = (*best_value - *def) / std::fabs(*def) * 100;
+        b += fmt::format("; the default gave {}{} ({} with the best)", Html(Num(*def)), Html(def_note),
+                         Html(FormatPct(change)));
+      }
     }
     b += "</p>\n";
   }

@@ -1,0 +1,101 @@
+// Trace-measured tune objectives: parsing the name, and the value in one trial's trace.
+#include "cli/tune_trace_objective.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <numeric>
+#include <vector>
+
+#include "analysis/compare/run_metrics.h"
+#include "analysis/step_detector.h"
+#include "stats/quantile.h"
+
+namespace cprof::cli {
+namespace {
+
+constexpr std::string_view kStats[] = {"mean", "median", "min", "max", "sum", "count"};
+
+// Steps, or pseudo-steps made of every ended span called `name`, in start order.
+std::vector<Step> SpansOf(const Trace& trace, const std::string& name) {
+  if (name == "step") return DetectSteps(trace);
+  std::vector<Step> out;
+  for (uint32_t i = 0; i < trace.slices.size(); ++i) {
+    if (trace.slices.dur_ns[i] < 0 || trace.Str(trace.slices.name_id[i]) != name) continue;
+    out.push_back({.id = static_cast<int64_t>(out.size()),
+                   .start_ns = trace.slices.ts_ns[i],
+                   .dur_ns = trace.slices.dur_ns[i],
+                   .name = name,
+                   .source = StepSource::kUserAnnotation,
+                   .slice_row = i});
+  }
+  std::sort(out.begin(), out.end(), [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
+  return out;
+}
+
+}  // namespace
+
+StatusOr<std::optional<TraceObjective>> ParseTraceObjective(const std::string& name) {
+  const size_t open = name.find('(');
+  if (open == std::string::npos) return std::optional<TraceObjective>();  // the command prints it
+  TraceObjective o;
+  o.name_ = name;
+  const std::string head = name.substr(0, open);
+  if (name.back() != ')' || name.size() - open < 3)
+    return InvalidInput("--objective '{}': a trace objective is FUNCTION(SPANS), e.g. p99(step), mean(decode) or "
+                        "mem_peak(run)",
+                        name);
+  o.spans_ = name.substr(open + 1, name.size() - open - 2);
+  auto metric = MetricRegistry::Default().Find(head);
+  if (std::find(std::begin(kStats), std::end(kStats), head) != std::end(kStats)) {
+    o.stat_ = head;
+  } else if (metric.ok() || metric.status().code() == StatusCode::kUnavailable) {
+    if (!metric.ok()) return InvalidInput("--objective '{}': {}", name, metric.status().message());
+    if ((*metric)->source == MetricSource::kPmu)
+      return InvalidInput("--objective '{}': hardware counters are not read in tuning trials; print the value as a "
+                          "JSON line from the command instead",
+                          name);
+    o.metric_ = *metric;
+    const bool over_spans = IsStepMetric(head);
+    if (over_spans == (o.spans_ == "run"))
+      return InvalidInput("--objective '{}': {} is measured over {}", name, head,
+                          over_spans ? "spans: step or a span name, e.g. " + head + "(step)"
+                                     : "the whole run: " + head + "(run)");
+  } else if (head.size() > 1 && head[0] == 'p') {
+    double q = -1;
+    auto [end, ec] = std::from_chars(head.data() + 1, head.data() + head.size(), q);
+    if (ec != std::errc() || end != head.data() + head.size() || !(q > 0 && q <= 100))
+      return InvalidInput("--objective '{}': '{}' is not a percentile (p50, p90, p99, p99.9)", name, head);
+    o.stat_ = "p";
+    o.quantile_ = q / 100;
+  } else {
+    return InvalidInput("--objective '{}': unknown function '{}' (mean, median, min, max, sum, count, pNN, or a metric "
+                        "of `cann-profiler metrics`)",
+                        name, head);
+  }
+  if (o.stat_.size() && o.spans_ == "run")
+    return InvalidInput("--objective '{}': {} is over spans: step or a span name", name, head);
+  return std::optional<TraceObjective>(std::move(o));
+}
+
+StatusOr<double> TraceObjective::Value(const Trace& trace) const {
+  std::vector<Step> spans = spans_ == "run" ? std::vector<Step>() : SpansOf(trace, spans_);
+  if (metric_) return RunValue(trace, spans, *metric_, {});
+  if (spans.empty()) {
+    if (spans_ == "step")
+      return InvalidInput("no steps in the trial's trace (no ProfilerStep#N, step annotations or repeated top-level "
+                          "spans) for '{}'",
+                          name_);
+    return InvalidInput("no span named '{}' in the trial's trace for '{}'", spans_, name_);
+  }
+  std::vector<double> ms;
+  for (const Step& s : spans) ms.push_back(static_cast<double>(s.dur_ns) / 1e6);
+  if (stat_ == "count") return static_cast<double>(ms.size());
+  if (stat_ == "sum") return std::accumulate(ms.begin(), ms.end(), 0.0);
+  if (stat_ == "mean") return std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+  if (stat_ == "min") return *std::min_element(ms.begin(), ms.end());
+  if (stat_ == "max") return *std::max_element(ms.begin(), ms.end());
+  return Quantile(std::move(ms), stat_ == "median" ? 0.5 : quantile_);
+}
+
+}  // namespace cprof::cli

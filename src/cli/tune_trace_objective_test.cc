@@ -1,0 +1,108 @@
+// Trace objectives of `tune`: which names are read from a trace, and their values on a small
+// TraceBuilder trace with four ProfilerSteps and three `decode` spans.
+#include "cli/tune_trace_objective.h"
+
+#include <gtest/gtest.h>
+
+#include "model/trace_builder.h"
+
+namespace cprof::cli {
+namespace {
+
+class TuneTraceObjectiveTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    TraceBuilder b(&trace_);
+    TrackId cpu = b.ThreadTrack(1, 1);
+    // Steps of 10, 20, 30 and 40 ms; decode spans of 1, 2 and 6 ms inside them.
+    int64_t ts = 0;
+    for (int i = 0; i < 4; ++i) {
+      const int64_t dur = (i + 1) * 10'000'000;
+      b.AddSlice({.ts_ns = ts, .dur_ns = dur, .track_id = cpu, .name_id = b.Intern("ProfilerStep#" + std::to_string(i)),
+                  .category_id = b.Intern("user_annotation")});
+      if (i < 3)
+        b.AddSlice({.ts_ns = ts + 1000, .dur_ns = (i == 2 ? 6 : i + 1) * 1'000'000, .track_id = cpu,
+                    .name_id = b.Intern("decode"), .category_id = b.Intern("user_annotation")});
+      ts += dur;
+    }
+    ASSERT_TRUE(b.Finalize().ok());
+  }
+
+  double Value(const std::string& name) {
+    auto o = ParseTraceObjective(name);
+    EXPECT_TRUE(o.ok()) << o.status().message();
+    if (!o.ok() || !*o) {
+      ADD_FAILURE() << name << " is not a trace objective";
+      return -1;
+    }
+    auto v = (*o)->Value(trace_);
+    EXPECT_TRUE(v.ok()) << name << ": " << v.status().message();
+    return v.ok() ? *v : -1;
+  }
+
+  Trace trace_;
+};
+
+TEST_F(TuneTraceObjectiveTest, NamesWithoutParenthesesAreWhatTheCommandPrints) {
+  for (const char* name : {"latency_ms", "p99_latency", "throughput", "time"}) {
+    auto o = ParseTraceObjective(name);
+    ASSERT_TRUE(o.ok()) << name;
+    EXPECT_FALSE(o->has_value()) << name;
+  }
+}
+
+TEST_F(TuneTraceObjectiveTest, StatisticsOfStepsAndSpansInMilliseconds) {
+  EXPECT_DOUBLE_EQ(Value("mean(step)"), 25);
+  EXPECT_DOUBLE_EQ(Value("median(step)"), 25);
+  EXPECT_DOUBLE_EQ(Value("p50(step)"), 25);
+  EXPECT_DOUBLE_EQ(Value("p99(step)"), 39.7);  // numpy linear: 30 + 0.97 * 10
+  EXPECT_DOUBLE_EQ(Value("p99.9(step)"), 39.97);
+  EXPECT_DOUBLE_EQ(Value("min(step)"), 10);
+  EXPECT_DOUBLE_EQ(Value("max(step)"), 40);
+  EXPECT_DOUBLE_EQ(Value("sum(step)"), 100);
+  EXPECT_DOUBLE_EQ(Value("count(step)"), 4);
+  EXPECT_DOUBLE_EQ(Value("mean(decode)"), 3);
+  EXPECT_DOUBLE_EQ(Value("max(decode)"), 6);
+  EXPECT_DOUBLE_EQ(Value("count(decode)"), 3);
+}
+
+TEST_F(TuneTraceObjectiveTest, RegistryMetricsInTheirOwnUnits) {
+  EXPECT_DOUBLE_EQ(Value("p99_latency(step)"), 39.7e6);  // ns, as validate reports it
+  EXPECT_DOUBLE_EQ(Value("latency(decode)"), 3e6);
+  EXPECT_DOUBLE_EQ(Value("throughput(step)"), 40);  // 4 steps in 100 ms
+}
+
+TEST_F(TuneTraceObjectiveTest, WhatTheTraceLacksIsAnErrorNamingIt) {
+  auto spans = ParseTraceObjective("p99(prefill)");
+  ASSERT_TRUE(spans.ok() && *spans);
+  auto v = (*spans)->Value(trace_);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.status().message().find("no span named 'prefill'"), std::string::npos) << v.status().message();
+
+  auto util = ParseTraceObjective("device_util(run)");
+  ASSERT_TRUE(util.ok() && *util);
+  auto u = (*util)->Value(trace_);
+  ASSERT_FALSE(u.ok());
+  EXPECT_NE(u.status().message().find("no device work"), std::string::npos) << u.status().message();
+}
+
+TEST_F(TuneTraceObjectiveTest, MalformedNamesAreClearErrors) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"p200(step)", "not a percentile"},
+      {"avg(step)", "unknown function 'avg'"},
+      {"p99()", "FUNCTION(SPANS)"},
+      {"p99(step", "FUNCTION(SPANS)"},
+      {"cpu_util(step)", "cpu_util(run)"},
+      {"p99_latency(run)", "p99_latency(step)"},
+      {"mean(run)", "over spans"},
+  };
+  for (const auto& [name, says] : cases) {
+    auto o = ParseTraceObjective(name);
+    ASSERT_FALSE(o.ok()) << name;
+    EXPECT_EQ(o.status().code(), StatusCode::kInvalidInput) << name;
+    EXPECT_NE(o.status().message().find(says), std::string::npos) << name << ": " << o.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace cprof::cli
