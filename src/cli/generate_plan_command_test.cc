@@ -86,7 +86,9 @@ TEST(GeneratePlanCommandTest, BadInputIsExitTwoNamingTheFile) {
   const fs::path dir = TempDir();
   Result missing = RunArgs({"generate-plan", "--diagnosis", (dir / "nope.yaml").string()});
   EXPECT_EQ(missing.code, 2);
-  EXPECT_NE(missing.err.find("nope.yaml"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("nope.yaml: cannot open the diagnosis report: No such file or directory"),
+            std::string::npos)
+      << missing.err;
   const fs::path bad = dir / "bad.yaml";
   std::ofstream(bad) << "findings:\n  - category: not_a_category\n";
   Result malformed = RunArgs({"generate-plan", "--diagnosis", bad.string()});
@@ -97,6 +99,30 @@ TEST(GeneratePlanCommandTest, BadInputIsExitTwoNamingTheFile) {
   EXPECT_NE(priority.err.find("--priority"), std::string::npos);
   Result risk = RunArgs({"generate-plan", "--diagnosis", bad.string(), "--risk_tolerance", "yolo"});
   EXPECT_EQ(risk.code, 2);
+  fs::remove_all(dir);
+}
+
+// A trace given where the report belongs is named as a trace, for generate-plan and visualize.
+TEST(GeneratePlanCommandTest, ATraceInsteadOfAReportSaysSo) {
+  const fs::path dir = TempDir();
+  const std::string pb = (dir / "run.pb").string(), json = (dir / "run.json").string();
+  ASSERT_EQ(RunArgs({"convert", kNccl, pb}).code, 0);
+  ASSERT_EQ(RunArgs({"convert", kNccl, json}).code, 0);
+  const std::pair<std::string, std::string> kCases[] = {
+      {pb, "is a trace (Perfetto protobuf)"},
+      {kNccl, "is a gzip'd file (a compressed trace)"},
+      {json, "is a trace (Chrome/Kineto JSON)"},
+      {dir.string(), "is a folder"}};
+  for (const auto& [path, kind] : kCases) {
+    Result r = RunArgs({"generate-plan", "--diagnosis", path});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(path + " " + kind + ", not a diagnosis report; run `cann-profiler diagnose"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("escape"), std::string::npos) << r.err;
+  }
+  Result v = RunArgs({"visualize", "--trace", kNccl, "--diagnosis", pb, "-o", (dir / "map.html").string()});
+  EXPECT_EQ(v.code, 2);
+  EXPECT_NE(v.err.find("is a trace (Perfetto protobuf), not a diagnosis report"), std::string::npos) << v.err;
   fs::remove_all(dir);
 }
 

@@ -1,6 +1,10 @@
 // Reading a diagnosis report back (diagnosis_reader.h).
 #include "report/diagnose/diagnosis_reader.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -19,6 +23,24 @@ T Get(const YAML::Node& n, const char* key, T fallback) {
 }
 
 std::string Str(const YAML::Node& n, const char* key) { return Get<std::string>(n, key, ""); }
+
+// What kind of trace `text` is; empty when it may be a report. YAML forbids
+// control characters, so any in the head means a binary file.
+std::string TraceKindOf(std::string_view text) {
+  const std::string_view head = text.substr(0, 4096);
+  if (head.starts_with("\x1f\x8b")) return "a gzip'd file (a compressed trace)";
+  if (head.starts_with(std::string_view("SQLite format 3\0", 16))) return "an SQLite database (a trace export)";
+  for (unsigned char c : head) {
+    if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+      return head.front() == 0x0A ? "a trace (Perfetto protobuf)" : "a binary file (a trace?)";
+    }
+  }
+  const size_t first = head.find_first_not_of(" \t\r\n\xef\xbb\xbf");
+  if (first != std::string_view::npos && head[first] == '[') return "a trace (JSON event array)";
+  // Kineto writes deviceProperties and more before its events: look at the whole text.
+  if (text.find("\"traceEvents\"") != std::string_view::npos) return "a trace (Chrome/Kineto JSON)";
+  return "";
+}
 
 Status ParseFinding(const YAML::Node& n, size_t index, const std::string& source, Finding* f) {
   if (!n.IsMap()) return InvalidInput("{}: finding {} is not a map", source, index + 1);
@@ -116,12 +138,31 @@ StatusOr<Diagnosis> ParseDiagnosis(const std::string& text, const std::string& s
   return d;
 }
 
-StatusOr<Diagnosis> LoadDiagnosis(const std::string& path) {
+StatusOr<std::string> ReadDiagnosisFile(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return InvalidInput("{} is a folder, not a diagnosis report; run `cann-profiler diagnose --trace {}` first", path,
+                        path);
+  }
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("{}: cannot open the diagnosis report", path);
+  if (!in) {
+    return NotFound("{}: cannot open the diagnosis report: {}", path,
+                    errno != 0 ? strerror(errno) : "unknown error");
+  }
   std::stringstream buf;
   buf << in.rdbuf();
-  return ParseDiagnosis(buf.str(), path);
+  std::string text = std::move(buf).str();
+  if (std::string kind = TraceKindOf(text); !kind.empty()) {
+    return InvalidInput("{} is {}, not a diagnosis report; run `cann-profiler diagnose --trace {}` first", path, kind,
+                        path);
+  }
+  return text;
+}
+
+StatusOr<Diagnosis> LoadDiagnosis(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadDiagnosisFile(path));
+  return ParseDiagnosis(text, path);
 }
 
 }  // namespace cprof

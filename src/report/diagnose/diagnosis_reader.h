@@ -7,6 +7,9 @@
 // Findings keep the report's order (ranked). An unknown category is an error (the ids are stable,
 // category.h); missing optional fields take their defaults. Errors are kInvalidInput naming the
 // file, or kNotFound when it cannot be opened.
+//
+// A trace given where a report belongs (the usual slip: `--diagnosis run.pb`) is named as such,
+// with the command that makes a report, instead of a YAML syntax error from its bytes.
 #pragma once
 
 #include <string>
@@ -17,6 +20,10 @@
 namespace cprof {
 
 StatusOr<Diagnosis> LoadDiagnosis(const std::string& path);
+// The text of the report at `path`: kNotFound with the system's reason when it cannot be read;
+// kInvalidInput when `path` is a folder or a trace (binary, gzip, SQLite or Chrome JSON). Shared
+// with the performance map's LoadFindingsFile.
+StatusOr<std::string> ReadDiagnosisFile(const std::string& path);
 StatusOr<Diagnosis> ParseDiagnosis(const std::string& text, const std::string& source);
 
 }  // namespace cprof

@@ -2,10 +2,10 @@
 #include "report/visualize/map_finding.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
+
+#include "report/diagnose/diagnosis_reader.h"
 
 namespace cprof {
 namespace {
@@ -138,11 +138,8 @@ StatusOr<std::vector<MapFinding>> ParseFindingsYaml(const std::string& text, con
 }
 
 StatusOr<std::vector<MapFinding>> LoadFindingsFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("{}: cannot open the diagnosis report", path);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return ParseFindingsYaml(buf.str(), path);
+  ASSIGN_OR_RETURN(std::string text, ReadDiagnosisFile(path));
+  return ParseFindingsYaml(text, path);
 }
 
 EvidenceResolver::EvidenceResolver(const Trace& trace) : trace_(trace) {
