@@ -221,7 +221,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       spec.regex.emplace_back(name, named ? r.substr(eq + 1) : r);
     }
     if (!o.timeout.empty()) {
-      ASSIGN_OR_RETURN(spec.timeout_ns, ParseDuration(o.timeout));
+      StatusOr<TimeNs> timeout = ParseDuration(o.timeout);
+      if (!timeout.ok()) return timeout.status().WithContext("--timeout");
+      spec.timeout_ns = *timeout;
       if (spec.timeout_ns <= 0) return InvalidInput("--timeout '{}' must be positive", o.timeout);
     }
     if (!traced.empty()) RETURN_IF_ERROR(TraceEachTrial(std::move(traced), &spec));
@@ -237,7 +239,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   topt.sampler = o.sampler;
   topt.budget = o.budget;
   if (!o.time.empty()) {
-    ASSIGN_OR_RETURN(topt.time_limit_ns, ParseDuration(o.time));
+    StatusOr<TimeNs> limit = ParseDuration(o.time);
+    if (!limit.ok()) return limit.status().WithContext("--time");
+    topt.time_limit_ns = *limit;
     if (topt.time_limit_ns <= 0) return InvalidInput("--time '{}' must be positive", o.time);
   }
   topt.workers = o.workers;

@@ -146,6 +146,10 @@ TEST(TuneCommandTest, ContractFlagsAndErrors) {
   EXPECT_EQ(under.exit_code, 0) << under.err;
   EXPECT_NE(under.out.find("best"), std::string::npos);
   // Bad input: exit code 2 and one line naming the problem.
+  // A duration without a unit names its flag.
+  ProcessResult no_unit = Tune({"--replay", kPnpoly, "--time", "30"});
+  EXPECT_EQ(no_unit.exit_code, 2);
+  EXPECT_NE(no_unit.err.find("--time: '30' is not a duration"), std::string::npos) << no_unit.err;
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"--budget", "5", "--", "true"},                           // no space
            {"--replay", kPnpoly, "--sampler", "annealing"},           // unknown sampler
