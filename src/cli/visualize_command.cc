@@ -47,6 +47,17 @@ std::vector<std::string> SplitViews(const std::string& text) {
   return out;
 }
 
+// What --flame_source `source` draws from, for the warning on an empty export; empty for an
+// unknown source.
+std::string_view FlameSourceWhat(std::string_view source) {
+  static constexpr std::pair<std::string_view, std::string_view> kSources[] = {
+      {"auto", "CPU samples, host or device slices"}, {"samples", "CPU samples"}, {"host", "host slices"},
+      {"device", "device slices"}, {"all", "slices"}};
+  for (auto [name, what] : kSources)
+    if (name == source) return what;
+  return {};
+}
+
 // The flame graph export: folded stacks or speedscope JSON.
 StatusOr<std::string> ExportFlame(const Trace& trace, const VisualizeOptions& o, const std::string& format,
                                   const TimeWindow& window) {
@@ -54,10 +65,7 @@ StatusOr<std::string> ExportFlame(const Trace& trace, const VisualizeOptions& o,
   fo.start_ns = window.start_ns;
   fo.end_ns = window.end_ns;
   fo.by_track = true;
-  std::string source = o.flame_source;
-  if (source != "auto" && source != "samples" && source != "host" && source != "device" && source != "all") {
-    return InvalidInput("unknown --flame_source '{}'; sources: auto, samples, host, device, all", source);
-  }
+  const std::string& source = o.flame_source;
   if (format == "speedscope") {
     fo.tracks = source == "host" ? FlameTracks::kHost : source == "device" ? FlameTracks::kDevice : FlameTracks::kAll;
     return SpeedscopeJson(trace, fo, o.title.empty() ? o.trace : o.title);
@@ -84,6 +92,9 @@ CommandResult RunVisualize(const VisualizeOptions& o, CommandContext& ctx) {
   if (format != "html" && !(views.empty() || (views.size() == 1 && views[0] == "flamegraph"))) {
     return InvalidInput("--format {} exports the flame graph: use it with --view flamegraph", format);
   }
+  if (FlameSourceWhat(o.flame_source).empty()) {
+    return InvalidInput("unknown --flame_source '{}'; sources: auto, samples, host, device, all", o.flame_source);
+  }
   ASSIGN_OR_RETURN(std::optional<TimeRange> range, ParseTimeRangeOption(o.time_range));
   // Read the small inputs first, so their errors come before a long import.
   std::vector<MapFinding> findings;
@@ -96,6 +107,11 @@ CommandResult RunVisualize(const VisualizeOptions& o, CommandContext& ctx) {
   if (format != "html") {
     ASSIGN_OR_RETURN(std::string text, ExportFlame(trace, o, format, window));
     RETURN_IF_ERROR(WriteOutput(o.output, text, ctx));
+    if (text.empty()) {  // as trace's "no trigger fired": the run succeeded, but say why nothing came out
+      ctx.err << fmt::format("cann-profiler: warning: empty flame graph: {} has no {}{} (--flame_source {})\n",
+                             o.trace, FlameSourceWhat(o.flame_source), o.time_range.empty() ? "" : " in --time_range",
+                             o.flame_source);
+    }
     if (!o.output.output.empty()) ctx.out << fmt::format("wrote {} ({}, {} bytes)\n", o.output.output, format, text.size());
     return ExitCode::kOk;
   }

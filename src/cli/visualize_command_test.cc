@@ -91,6 +91,20 @@ TEST_F(VisualizeCommandTest, ExportsFoldedAndSpeedscope) {
   EXPECT_GT(doc["shared"]["frames"].size(), 10u);
 }
 
+// A Kineto trace has no CPU samples: the folded export is empty, and stderr says why.
+TEST_F(VisualizeCommandTest, AnEmptyFlameGraphIsAWarning) {
+  Result r = RunArgs({"visualize", "--trace", kH100, "--view", "flamegraph", "--flame_source", "samples", "--format",
+                      "folded", "-o", Path("f.folded")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Read(Path("f.folded")).empty());
+  EXPECT_NE(r.err.find("warning: empty flame graph: " + kH100 + " has no CPU samples (--flame_source samples)"),
+            std::string::npos)
+      << r.err;
+  r = RunArgs({"visualize", "--trace", kH100, "--view", "flamegraph", "--format", "folded", "-o", Path("g.folded")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("empty flame graph"), std::string::npos) << r.err;
+}
+
 TEST_F(VisualizeCommandTest, BadInputIsExitCode2WithNoOutput) {
   const std::vector<std::vector<std::string>> cases = {
       {"visualize", "--trace", kH100, "--view", "timeline,bogus", "-o", Path("x.html")},
@@ -100,6 +114,7 @@ TEST_F(VisualizeCommandTest, BadInputIsExitCode2WithNoOutput) {
       {"visualize", "--trace", kH100, "--view", "timeline", "--format", "folded", "-o", Path("x.html")},
       {"visualize", "--trace", kH100, "-o", Path("x.pdf")},
       {"visualize", "--trace", Path("no_such_trace.json"), "-o", Path("x.html")},
+      {"visualize", "--trace", kH100, "--flame_source", "bogus", "-o", Path("x.html")},  // checked for html too
   };
   for (const auto& args : cases) {
     Result r = RunArgs(args);
