@@ -45,6 +45,8 @@ TEST(ClusterCommand, JsonOnTheFixtureRanks) {
   EXPECT_EQ(doc["slow_ranks"][0]["evidence"][0]["op"], "hcom_allReduce__586_0_1");
   EXPECT_TRUE(doc["unreadable_ranks"].empty());
   EXPECT_FALSE(doc["communication_matrix"].empty());
+  // The two ranks' communication matrices link them with ranks 2-7 of the job, which were not given.
+  EXPECT_EQ(doc["missing_ranks"], nlohmann::json({2, 3, 4, 5, 6, 7}));
 }
 
 TEST(ClusterCommand, ARankGivenTwiceIsReadOnce) {

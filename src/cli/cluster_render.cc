@@ -75,6 +75,7 @@ nlohmann::ordered_json ClusterReportToJson(const ClusterReport& r, const Cluster
   for (const DuplicateRank& d : r.duplicates)
     duplicates.push_back({{"path", d.path}, {"rank", d.rank}, {"kept_path", d.kept_path}});
   doc["duplicate_ranks"] = duplicates;
+  doc["missing_ranks"] = r.missing_ranks;
   doc["straggler_test"] = {{"metric", r.metric}, {"note", r.test_note}, {"tests_applied", r.tests_applied}};
   nlohmann::ordered_json slow = nlohmann::ordered_json::array();
   for (const SlowRank& s : r.slow_ranks) {
@@ -168,6 +169,10 @@ std::string ClusterReportToMarkdown(const ClusterReport& r, const ClusterRunInfo
                     info.mode == "full_trace" ? "full traces" : "summary tables",
                     r.duplicates.empty() ? "" : fmt::format(", {} more with a rank id already read left out", r.duplicates.size()),
                     r.unreadable.size());
+  if (!r.missing_ranks.empty())
+    md += fmt::format("The communication links name {} more rank(s) that were not given ({}): the job is larger than "
+                      "what is analyzed here, and a straggler among them is not seen. Give every rank's folder.\n\n",
+                      r.missing_ranks.size(), fmt::join(r.missing_ranks, ", "));
   md += "## Slow ranks\n\n";
   md += fmt::format("Test: {}.\n\nMetric: {}.\n\n", r.test_note, r.metric);
   if (r.slow_ranks.empty()) md += "No straggler found.\n\n";

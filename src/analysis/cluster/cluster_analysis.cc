@@ -338,6 +338,13 @@ ClusterReport AnalyzeCluster(std::vector<RankSummary> ranks, std::vector<Unreada
     rep.ranks.push_back(std::move(r));
   }
   rep.duplicate_rank_ids = static_cast<int64_t>(rep.duplicates.size());
+  std::set<int64_t> loaded, named;
+  for (const RankSummary& r : rep.ranks) {
+    loaded.insert(r.rank);
+    for (const RankLink& l : r.links) named.insert({l.src_rank, l.dst_rank});
+  }
+  for (int64_t id : named)
+    if (id >= 0 && !loaded.count(id)) rep.missing_ranks.push_back(id);
   rep.unreadable = std::move(unreadable);
   std::vector<RankState> state(rep.ranks.size());
   AlignOps(&rep, &state);

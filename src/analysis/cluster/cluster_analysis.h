@@ -113,6 +113,9 @@ struct ClusterReport {
   std::vector<TransportSummary> transports;
   int64_t duplicate_rank_ids = 0;  // ranks reporting an id another rank has (= duplicates.size())
   std::vector<DuplicateRank> duplicates;
+  // Ranks the loaded ranks' communication links name but that were not given: the job is larger
+  // than what was analyzed, and a straggler among them is invisible here.
+  std::vector<int64_t> missing_ranks;
 };
 
 ClusterReport AnalyzeCluster(std::vector<RankSummary> ranks, std::vector<UnreadableRank> unreadable = {});

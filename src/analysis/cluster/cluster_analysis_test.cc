@@ -120,6 +120,18 @@ TEST(ClusterAnalysis, SlowLinkAgainstItsTransportMedian) {
   EXPECT_EQ(r.slow_links[0].dst_rank, 3);
   ASSERT_EQ(r.transports.size(), 1u);
   EXPECT_EQ(r.transports[0].links, 12);
+  EXPECT_TRUE(r.missing_ranks.empty()) << "every linked rank was given";
+}
+
+// Two ranks of an eight-rank job: their links name ranks 2-7, which the report lists as missing.
+TEST(ClusterAnalysis, LinkedRanksThatWereNotGivenAreListed) {
+  std::vector<RankSummary> ranks = MakeCluster(2, 1, {});
+  for (auto& r : ranks)
+    for (int d = 0; d < 8; ++d)
+      r.links.push_back({.step = "step1", .op = "allreduce", .group = "g", .transport = "HCCS", .op_name = "",
+                         .src_rank = r.rank, .dst_rank = d, .size_mb = 1, .time_ms = 1, .bandwidth_gbps = 1});
+  ClusterReport r = AnalyzeCluster(ranks);
+  EXPECT_EQ(r.missing_ranks, (std::vector<int64_t>{2, 3, 4, 5, 6, 7}));
 }
 
 }  // namespace
