@@ -55,6 +55,7 @@ TEST(HostileInputCliTest, MaxMemoryFailsCleanlyNamingFileAndLimit) {
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_NE(r.err.find(kKineto), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("memory limit of 1 MiB"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("raise it with --max_memory"), std::string::npos) << r.err;  // README's spelling
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // one line
   }
   Result ok = RunArgs({"summary", kKineto, "--max-memory", "512M"});

@@ -377,7 +377,7 @@ TEST(HostileInputTest, MemoryLimitFailsTheImportNamingFileAndLimit) {
     EXPECT_NE(t.status().message().find(fmt::format("{} MiB", options.max_memory_bytes >> 20)),
               std::string::npos)
         << t.status().message();
-    EXPECT_NE(t.status().message().find("--max-memory"), std::string::npos) << t.status().message();
+    EXPECT_NE(t.status().message().find("raise it with --max_memory"), std::string::npos) << t.status().message();
   }
   options.max_memory_bytes = held * 2;
   EXPECT_TRUE(ImportTrace(f.path(), options).ok());

@@ -15,7 +15,7 @@ Status CheckImportMemory(const Trace& trace, const ImportOptions& options, std::
   if (used <= options.max_memory_bytes) return Status::Ok();
   return ResourceLimit(
       "{}: the trace needs more than the memory limit of {} MiB ({} MiB held after {} slices, {} counters, {} "
-      "strings); raise it with --max-memory",
+      "strings); raise it with --max_memory",
       source, options.max_memory_bytes >> 20, used >> 20, trace.slices.size(), trace.counters.size(),
       trace.strings.size());
 }
