@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/short_name.h"
 #include "base/time_units.h"
 #include "cli/cli_common.h"
 #include "cli/json_values.h"
@@ -93,7 +94,7 @@ void OpsTable(std::string* out, const std::string& title, const std::vector<OpSt
   *out += fmt::format("  {:<48} {:>7} {:>12} {:>12} {:>12} {:>12} {:>12}\n", "name", "count", "total", "self",
                       "mean", "p50", "p99");
   for (const OpStat& o : ops) {
-    *out += fmt::format("  {:<48} {:>7} {:>12} {:>12} {:>12} {:>12} {:>12}\n", Shorten(o.name, 48), o.count,
+    *out += fmt::format("  {:<48} {:>7} {:>12} {:>12} {:>12} {:>12} {:>12}\n", ShortName(o.name, 48), o.count,
                         FormatDuration(o.total_ns), FormatDuration(o.self_ns), FormatDuration(RoundNs(o.mean_ns)),
                         FormatDuration(RoundNs(o.p50_ns)), FormatDuration(RoundNs(o.p99_ns)));
   }
@@ -186,7 +187,7 @@ std::string RenderSummaryText(const SummaryReport& r) {
   for (const auto& [key, value] : metadata.items()) {
     if (key == meta::kSourceFormat || key == meta::kSourcePath) continue;
     std::string v = value.is_string() ? value.get<std::string>() : value.dump();
-    out += fmt::format("  {:<22}{}\n", key, Shorten(v, 90));
+    out += fmt::format("  {:<21} {}\n", key, Shorten(v, 90));  // a space even after a long key
   }
   std::string kinds;
   for (const auto& [k, n] : r.tracks_by_kind) kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", n, k);

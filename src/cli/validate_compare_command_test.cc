@@ -1,9 +1,12 @@
 // `validate` and `compare` in-process (RunCli) on the HTA trace_diff pair: their JSON documents
 // (schema_version, the documented fields), and bad input (exit 2, the file named).
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +20,7 @@ const std::string kControl = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/trac
 const std::string kTest = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/trace_diff/test/test.json.gz";
 
 using namespace cli_test;
+namespace fs = std::filesystem;
 
 TEST(ValidateCommandTest, JsonDocumentHasVerdictAndMetrics) {
   Result r = RunArgs({"validate", "--before", kControl, "--after", kTest, "--metrics", "step_time", "--json"});
@@ -67,6 +71,30 @@ TEST(CompareCommandTest, WindowErrorsNameTheFlagTyped) {
                "0s:1s,2"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--time_range (its target part): '2' is not a time range"), std::string::npos) << r.err;
+}
+
+// Kernel names that share their first 110+ characters stay distinct in the Markdown tables.
+TEST(CompareCommandTest, LongNamesCutAlikeStayDistinct) {
+  const fs::path dir = TempDir("cprof_compare_names_");
+  std::string prefix = "void my_kernel<float";
+  for (int i = 0; i < 30; ++i) prefix += ", float";
+  for (const auto& [file, dur] : {std::pair<const char*, int>{"a.json", 10}, {"b.json", 20}}) {
+    std::string events;
+    for (int i = 0, ts = 0; i < 20; ++i) {
+      for (const char* last : {"1>", "2>"}) {
+        events += fmt::format("{}{{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"{}, {}(int)\",\"ts\":{},\"dur\":{},"
+                              "\"pid\":0,\"tid\":7}}",
+                              events.empty() ? "" : ",", prefix, last, ts, dur);
+        ts += 2 * dur;
+      }
+    }
+    std::ofstream((dir / file).string()) << "{\"traceEvents\":[" << events << "]}";
+  }
+  Result r = RunArgs({"compare", "--baseline", (dir / "a.json").string(), "--target", (dir / "b.json").string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(", float, 1> #"), std::string::npos) << r.out;  // the differing end is kept
+  EXPECT_NE(r.out.find(", float, 2> #"), std::string::npos) << r.out;
+  fs::remove_all(dir);
 }
 
 // --help and the report name the same per-op correction (the help once said Holm; compare

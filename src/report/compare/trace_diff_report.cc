@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "base/short_name.h"
 #include "report/compare/report_text.h"
 #include "stats/effect_size.h"
 
@@ -19,16 +20,10 @@ std::string Ms(double ns) { return FormatInUnit(ns, "ns"); }
 
 std::string SignedMs(double ns) { return (ns > 0 ? "+" : "") + Ms(ns); }
 
-// Kernel names can run to a thousand characters of template arguments: cut for tables (the
-// JSON keeps the full name).
-std::string ShortName(const std::string& name) {
-  constexpr size_t kMax = 110;
-  if (name.size() <= kMax) return name;
-  return name.substr(0, kMax - 3) + "...";
-}
-
 std::string OpLabel(const OpDiff& op) {
-  std::string s = ShortName(op.name);
+  // Kernel names can run to a thousand characters: cut for tables, still distinct (the JSON keeps
+  // the full name).
+  std::string s = ShortName(op.name, 110);
   if (!op.shapes.empty()) s += " " + op.shapes;
   if (op.device) s += " [device]";
   return s;

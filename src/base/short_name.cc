@@ -1,0 +1,42 @@
+// Names cut to a table column, still telling different names apart (short_name.h).
+#include "base/short_name.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+namespace cprof {
+namespace {
+
+uint32_t Fnv1a(std::string_view s) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : s) h = (h ^ c) * 16777619u;
+  return h;
+}
+
+// `name` without a trailing "(...)" parameter list; unchanged when it has none.
+std::string_view WithoutParameters(std::string_view name) {
+  if (!name.ends_with(')')) return name;
+  int depth = 0;
+  for (size_t i = name.size(); i-- > 0;) {
+    if (name[i] == ')') ++depth;
+    if (name[i] == '(' && --depth == 0) return i > 0 ? name.substr(0, i) : name;
+  }
+  return name;
+}
+
+}  // namespace
+
+std::string ShortName(std::string_view name, size_t width) {
+  if (name.size() <= width) return std::string(name);
+  const std::string tag = fmt::format(" #{:04x}", Fnv1a(name) & 0xffff);
+  const size_t room = width - tag.size();
+  std::string_view base = WithoutParameters(name);
+  while (!base.empty() && base.back() == ' ') base.remove_suffix(1);
+  if (base.size() <= room) return std::string(base) + tag;
+  const size_t tail = (room - 3) / 3;
+  const size_t head = room - 3 - tail;
+  return fmt::format("{}...{}{}", base.substr(0, head), base.substr(base.size() - tail), tag);
+}
+
+}  // namespace cprof
