@@ -78,11 +78,11 @@ class PostgresStorage final : public StudyStorage {
     return std::stoll(Get(q, 0, 0));
   }
 
-  StatusOr<std::vector<TrialRecord>> LoadTrials(int64_t study) override {
+  StatusOr<std::vector<TrialRecord>> LoadTrialsFrom(int64_t study, int64_t from_number) override {
     ASSIGN_OR_RETURN(Result q, Exec("SELECT id, number, key, params, coords, state, metrics, measurements, reason, "
                                     "sampler, worker, started_at, finished_at, heartbeat_at FROM cprof_tune_trials "
-                                    "WHERE study_id = $1 ORDER BY number",
-                                    {std::to_string(study)}));
+                                    "WHERE study_id = $1 AND number >= $2 ORDER BY number",
+                                    {std::to_string(study), std::to_string(from_number)}));
     std::vector<TrialRecord> out;
     for (int r = 0; r < PQntuples(q.get()); ++r) {
       TrialRecord t;

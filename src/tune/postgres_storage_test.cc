@@ -75,6 +75,10 @@ TEST_F(PostgresStorageTest, ReservationsAreAtomicUnderContention) {
   auto loaded = (*store)->LoadTrials(*id);
   ASSERT_TRUE(loaded.ok());
   EXPECT_EQ(loaded->size(), 60u);
+  auto tail = (*store)->LoadTrialsFrom(*id, 55);
+  ASSERT_TRUE(tail.ok());
+  ASSERT_EQ(tail->size(), 5u);
+  EXPECT_EQ(tail->front().number, 55);
 }
 
 TEST_F(PostgresStorageTest, TwoWorkersShareOneStudyWithoutDuplicates) {

@@ -130,15 +130,17 @@ class SqliteStorage final : public StudyStorage {
     return id;
   }
 
-  StatusOr<std::vector<TrialRecord>> LoadTrials(int64_t study) override {
+  StatusOr<std::vector<TrialRecord>> LoadTrialsFrom(int64_t study, int64_t from_number) override {
     std::vector<TrialRecord> out;
     for (int attempt = 0;; ++attempt) {
       out.clear();
       Stmt q(db_,
              "SELECT id, number, key, params, coords, state, metrics, measurements, reason, sampler, worker, "
-             "started_at, finished_at, heartbeat_at FROM cprof_tune_trials WHERE study_id = ? ORDER BY number");
+             "started_at, finished_at, heartbeat_at FROM cprof_tune_trials WHERE study_id = ? AND number >= ? ORDER BY "
+             "number");
       if (!q.ok()) return Error("prepare");
       q.Bind(1, study);
+      q.Bind(2, from_number);
       int rc;
       while ((rc = q.Step()) == SQLITE_ROW) {
         TrialRecord t;

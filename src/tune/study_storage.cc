@@ -1,9 +1,11 @@
 // Storage URLs -> backends, and the in-memory backend (shared by its clones, like a database).
 #include "tune/study_storage.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <unordered_set>
 
 namespace cprof::tune {
 
@@ -27,6 +29,7 @@ struct MemoryDb {
   struct Study {
     std::string name, fingerprint;
     std::vector<TrialRecord> trials;
+    std::unordered_set<std::string> keys;  // of trials: the UNIQUE (study, key) constraint
   };
   std::vector<Study> studies;
   int64_t next_trial_id = 1;
@@ -44,22 +47,23 @@ class MemoryStorage final : public StudyStorage {
         return InvalidInput("study '{}' exists with another search space or objective", name);
       return static_cast<int64_t>(i + 1);
     }
-    db_->studies.push_back({name, fingerprint, {}});
+    db_->studies.push_back({name, fingerprint, {}, {}});
     return static_cast<int64_t>(db_->studies.size());
   }
 
-  StatusOr<std::vector<TrialRecord>> LoadTrials(int64_t study) override {
+  StatusOr<std::vector<TrialRecord>> LoadTrialsFrom(int64_t study, int64_t from_number) override {
     std::lock_guard<std::mutex> lock(db_->mu);
     RETURN_IF_ERROR(Check(study));
-    return db_->studies[study - 1].trials;
+    const auto& trials = db_->studies[study - 1].trials;  // by number, from 0
+    const size_t from = static_cast<size_t>(std::clamp<int64_t>(from_number, 0, static_cast<int64_t>(trials.size())));
+    return std::vector<TrialRecord>(trials.begin() + static_cast<std::ptrdiff_t>(from), trials.end());
   }
 
   StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& proposal) override {
     std::lock_guard<std::mutex> lock(db_->mu);
     RETURN_IF_ERROR(Check(study));
     auto& trials = db_->studies[study - 1].trials;
-    for (const TrialRecord& t : trials)
-      if (t.key == proposal.key) return std::optional<TrialRecord>();
+    if (!db_->studies[study - 1].keys.insert(proposal.key).second) return std::optional<TrialRecord>();
     TrialRecord t = proposal;
     t.id = db_->next_trial_id++;
     t.number = static_cast<int64_t>(trials.size());

@@ -52,8 +52,11 @@ class StudyStorage {
   // Opens the named study, creating it when absent. A study keeps the fingerprint it was created
   // with (space + objectives); opening it with another one is kInvalidInput.
   virtual StatusOr<int64_t> OpenStudy(const std::string& name, const std::string& fingerprint) = 0;
+  // The trials of the study numbered from_number and up, by number. A finished trial (complete,
+  // failed, infeasible) never changes, so a study loop re-reads only from its first unfinished one.
+  virtual StatusOr<std::vector<TrialRecord>> LoadTrialsFrom(int64_t study, int64_t from_number) = 0;
   // Every trial of the study, by number.
-  virtual StatusOr<std::vector<TrialRecord>> LoadTrials(int64_t study) = 0;
+  StatusOr<std::vector<TrialRecord>> LoadTrials(int64_t study) { return LoadTrialsFrom(study, 0); }
   // Inserts `proposal` (key, params, coords, sampler, worker, state) with the next number, unless
   // the key is already in the study: then nullopt and nothing changes.
   virtual StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& proposal) = 0;

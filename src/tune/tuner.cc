@@ -106,6 +106,11 @@ struct Study {
   // records 7,000+ infeasible trials for 100 evaluations).
   std::unordered_map<int64_t, std::optional<Config>> coords_cache;
   std::unordered_map<int64_t, std::pair<std::string, std::map<std::string, double>>> metrics_cache;  // text, parsed
+  // The study's records as last loaded, by number. Those before final_prefix are finished, which
+  // never changes, so each load reads the store only from there on (a replay study holds ~100
+  // free infeasible records per evaluation: re-reading them all per proposal was quadratic).
+  std::vector<TrialRecord> trials;
+  size_t final_prefix = 0;
   // The last snapshot (see Snapshot), the (id, state) of each record it holds, in order, and the
   // number of objectives it was built with (SIZE_MAX: rebuild).
   History history;
@@ -298,6 +303,21 @@ void Measure(Study& st, TrialRecord& t, const std::vector<double>& incumbent, ui
   t.finished_at = UnixNow();
 }
 
+// Brings st.trials up to date with the store (under st.mu), reading from the first unfinished one.
+Status RefreshTrials(Study& st, StudyStorage& store) {
+  ASSIGN_OR_RETURN(std::vector<TrialRecord> fresh, store.LoadTrialsFrom(st.id, static_cast<int64_t>(st.final_prefix)));
+  if (!fresh.empty() && fresh.front().number != static_cast<int64_t>(st.final_prefix)) {
+    // Numbers are gapless by contract; if a store broke it, read everything again.
+    st.final_prefix = 0;
+    ASSIGN_OR_RETURN(fresh, store.LoadTrials(st.id));
+  }
+  st.trials.resize(st.final_prefix);
+  for (TrialRecord& t : fresh) st.trials.push_back(std::move(t));
+  while (st.final_prefix < st.trials.size() && st.trials[st.final_prefix].state != TrialState::kPending)
+    ++st.final_prefix;
+  return Status::Ok();
+}
+
 // One worker: until the budget is spent, the time is up, or the space is exhausted.
 void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
   const int64_t max_infeasible = st.opt.max_infeasible > 0 ? st.opt.max_infeasible : 1000 * std::max<int64_t>(1, st.opt.budget);
@@ -315,13 +335,12 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
     uint64_t stream = 0;
     {
       std::unique_lock<std::mutex> lock(st.mu);
-      auto loaded = store.LoadTrials(st.id);
-      if (!loaded.ok()) {
+      if (Status loaded = RefreshTrials(st, store); !loaded.ok()) {
         lock.unlock();
-        fail(loaded.status());
+        fail(loaded);
         break;
       }
-      std::vector<TrialRecord>& trials = *loaded;
+      const std::vector<TrialRecord>& trials = st.trials;
       for (const TrialRecord& t : trials)
         if (t.state == TrialState::kComplete && st.objectives.empty()) {
           Status s = ResolveObjective(st, ParseMetricsJson(json::parse(t.metrics, nullptr, false)));

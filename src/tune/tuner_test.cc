@@ -422,6 +422,14 @@ TEST(StudyStorageTest, ReserveIsAtomicAndNumbered) {
     ASSERT_EQ(all->size(), 2u);
     EXPECT_EQ((*all)[1].state, TrialState::kComplete);
     EXPECT_EQ((*all)[1].metrics, R"({"t": 1.5})");
+    // From a number on: what a study loop re-reads after its finished prefix.
+    auto tail = (*store)->LoadTrialsFrom(*id, 1);
+    ASSERT_TRUE(tail.ok());
+    ASSERT_EQ(tail->size(), 1u);
+    EXPECT_EQ((*tail)[0].key, "b");
+    auto none = (*store)->LoadTrialsFrom(*id, 2);
+    ASSERT_TRUE(none.ok());
+    EXPECT_TRUE(none->empty());
   }
 }
 
