@@ -143,7 +143,12 @@ Status TraceEachTrial(std::vector<TraceObjective> objectives, CommandSpec* spec)
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return Internal("cannot find this program to trace the trials: /proc/self/exe: {}", ec.message());
+  // Each trial runs in a folder of its own under $TMPDIR: a TMPDIR where none can be made is a
+  // usage error now, not a failure of every trial.
+  ASSIGN_OR_RETURN(std::string probe, MakeTrialDir());
+  std::filesystem::remove_all(probe, ec);
   spec->wrapper = {self.string(), "trace", "--scope", "framework", "-o", "{output}", "--"};
+  spec->wrapper_log_prefix = "cann-profiler: ";
   spec->read_output = [objectives = std::move(objectives)](
                           const std::string& file) -> StatusOr<std::map<std::string, double>> {
     ASSIGN_OR_RETURN(Trace trace, ImportTrace(file));
@@ -322,15 +327,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     if (it == t.metrics.end()) return std::nullopt;
     return it->second;
   };
-  // A trial's re-measurement, when it had one: then its mean is the number to report.
-  auto remeasured_of = [&](std::optional<size_t> trial) -> const Remeasured* {
-    if (!trial) return nullptr;
-    for (const Remeasured& m : r.remeasured)
-      if (m.number == r.trials[*trial].number && m.n > 0) return &m;
-    return nullptr;
-  };
-  const Remeasured* best_rem = remeasured_of(r.best);
-  const Remeasured* default_rem = remeasured_of(r.default_trial);
+  // A re-measured trial is reported by its mean.
+  const Remeasured* best_rem = r.best ? RemeasuredOf(r, *r.best) : nullptr;
+  const Remeasured* default_rem = r.default_trial ? RemeasuredOf(r, *r.default_trial) : nullptr;
   std::optional<double> best_value = best_rem ? best_rem->mean : r.best ? value_of(r.trials[*r.best]) : std::nullopt;
   std::optional<double> default_value = default_rem           ? default_rem->mean
                                         : r.default_trial ? value_of(r.trials[*r.default_trial])
@@ -344,6 +343,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   const bool within_noise = best_rem && default_rem && best_rem != default_rem &&
                             best_rem->ci_low <= default_rem->ci_high && default_rem->ci_low <= best_rem->ci_high;
 
+  // Every configuration of an enumerable space was tried before the budget ran out.
+  const auto* all = space.Enumerated();
+  const bool exhausted = all && r.evaluations < topt.budget && r.trials.size() >= all->size();
   std::string text;
   if (format == "json") {
     nlohmann::ordered_json doc = NewJsonDocument("tune");
@@ -357,9 +359,12 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     doc["failed"] = failed;
     doc["infeasible"] = infeasible;
     doc["resumed"] = r.resumed;
+    doc["space_exhausted"] = exhausted;
     doc["default_value"] = default_value ? nlohmann::ordered_json(*default_value) : nlohmann::ordered_json(nullptr);
     doc["improvement_over_default"] = improvement ? nlohmann::ordered_json(*improvement) : nlohmann::ordered_json(nullptr);
-    doc["improvement_within_noise"] = within_noise;
+    doc["improvement_within_noise"] = best_rem && default_rem && best_rem != default_rem
+                                          ? nlohmann::ordered_json(within_noise)
+                                          : nlohmann::ordered_json(nullptr);  // unknown without both intervals
     nlohmann::ordered_json rem = nlohmann::ordered_json::array();
     for (const Remeasured& m : r.remeasured)
       rem.push_back({{"trial", m.number}, {"params", ParamsJson(m.params)}, {"objective", m.objective}, {"n", m.n},
@@ -386,9 +391,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   } else {
     text += fmt::format("study {} ({}): {} evaluations ({} failed), {} infeasible, {} resumed\n", r.study_name,
                         storage_url, r.evaluations, failed, infeasible, r.resumed);
-    if (const auto* all = space.Enumerated(); all && r.evaluations < topt.budget && r.trials.size() >= all->size())
+    if (exhausted)
       text += fmt::format("the space is exhausted: all {} configurations were tried, fewer than --budget {}\n",
-                          all->size(), topt.budget);
+                          space.Enumerated()->size(), topt.budget);
     auto interval = [](const Remeasured* m) {
       return m ? fmt::format(" [{}, {}] (95% CI, n={})", FormatValueText(m->ci_low), FormatValueText(m->ci_high), m->n)
                : std::string();

@@ -166,25 +166,38 @@ TEST(TuneCommandTest, ContractFlagsAndErrors) {
 }
 
 // `--objective "mean(step):min"`: each trial runs under `trace`, and the objective comes from its
-// trace (the script prints nothing). The best of x in 0..3 is x = 2 (10 ms steps, others 20-30 ms);
-// the default (x = 0) is re-measured with the best, and the improvement compares the two means.
+// trace (the script prints nothing). The best of x in 0..4 is x = 2 (10 ms steps, others 20-30 ms);
+// x = 4 fails with a message. The default (x = 0) is re-measured with the best, and the
+// improvement compares the two means. Trials run in folders under the TMPDIR given, all removed.
 TEST(TuneCommandTest, TraceObjectiveIsReadFromATraceOfEachTrial) {
-  fs::path dir = TempDir("traced");
-  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
+  fs::path dir = TempDir("traced"), tmp = dir / "tmp";
+  fs::create_directories(tmp);
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 4, default: 0}\n";
   std::ofstream(dir / "steps.py") << "import sys, time, cprof\n"
                                      "x = int(sys.argv[1])\n"
+                                     "if x == 4:\n"
+                                     "    sys.exit('boom: x=4 is not supported')\n"
                                      "for i in range(5):\n"
                                      "    cprof.step(i)\n"
                                      "    time.sleep(0.01 * (1 + abs(x - 2)))\n"
                                      "cprof.step(5)\n";
-  ProcessResult r = Tune({"--space", (dir / "space.yaml").string(), "--objective", "mean(step):min", "--budget", "4",
-                          "--remeasure", "1", "--storage", "memory", "--json", "--", "/usr/bin/python3",
-                          (dir / "steps.py").string(), "{x}"},
-                         dir.string());
+  ProcessResult r = RunProcess({kBinary, "tune", "--space", (dir / "space.yaml").string(), "--objective",
+                                "mean(step):min", "--budget", "7", "--remeasure", "1", "--storage", "memory", "--json",
+                                "--", "/usr/bin/python3", (dir / "steps.py").string(), "{x}"},
+                               {{"TMPDIR", tmp.string()}}, 600 * kNsPerS, dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = LastJsonLine(r.out);
   ASSERT_TRUE(j.is_object()) << r.out;
-  EXPECT_EQ(j["failed"], 0) << r.err;
+  EXPECT_EQ(j["trials"], 5);
+  EXPECT_EQ(j["failed"], 1) << r.err;
+  EXPECT_EQ(j["space_exhausted"], true);
+  int failed_seen = 0;
+  for (const auto& h : j["history"]) {
+    if (h["params"]["x"] != 4) continue;
+    ++failed_seen;  // the reason quotes the target's own error, not trace's summary line
+    EXPECT_NE(h["reason"].get<std::string>().find("boom: x=4 is not supported"), std::string::npos) << h.dump();
+  }
+  EXPECT_EQ(failed_seen, 1);
   EXPECT_EQ(j["best_params"]["x"], 2) << r.out;
   // ms: five steps of 10 ms, and the step the last cprof.step() opens, which ends with the script.
   EXPECT_GE(j["best_value"].get<double>(), 5.0);
@@ -193,13 +206,15 @@ TEST(TuneCommandTest, TraceObjectiveIsReadFromATraceOfEachTrial) {
   ASSERT_EQ(j["remeasured"].size(), 2u) << j["remeasured"].dump();
   EXPECT_EQ(j["remeasured"][1]["params"]["x"], 0);
   EXPECT_GE(j["remeasured"][0]["n"].get<int>(), 2);
-  const double best = j["remeasured"][0]["mean"], def = j["remeasured"][1]["mean"];
-  EXPECT_DOUBLE_EQ(j["best_value"].get<double>(), best);
-  EXPECT_DOUBLE_EQ(j["default_value"].get<double>(), def);
-  EXPECT_NEAR(j["improvement_over_default"].get<double>(), (def - best) / def, 1e-12);
-  // No trace file is left behind.
-  for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
-    EXPECT_EQ(e.path().filename().string().rfind("cprof_trial_", 0), std::string::npos) << e.path();
+  const nlohmann::json &best = j["remeasured"][0], &def = j["remeasured"][1];
+  EXPECT_DOUBLE_EQ(j["best_value"].get<double>(), best["mean"].get<double>());
+  EXPECT_DOUBLE_EQ(j["default_value"].get<double>(), def["mean"].get<double>());
+  EXPECT_NEAR(j["improvement_over_default"].get<double>(),
+              (def["mean"].get<double>() - best["mean"].get<double>()) / def["mean"].get<double>(), 1e-12);
+  const bool overlap = best["ci95_low"] <= def["ci95_high"] && def["ci95_low"] <= best["ci95_high"];
+  EXPECT_EQ(j["improvement_within_noise"], overlap);
+  // Nothing is left in the TMPDIR: no trial folder, trace file or collector session.
+  EXPECT_TRUE(fs::is_empty(tmp)) << fs::directory_iterator(tmp)->path();
 }
 
 // The workload of the resume tests: logs every run, takes a moment, prints its objective.

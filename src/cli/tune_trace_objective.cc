@@ -55,6 +55,10 @@ StatusOr<std::optional<TraceObjective>> ParseTraceObjective(const std::string& n
       return InvalidInput("--objective '{}': hardware counters are not read in tuning trials; print the value as a "
                           "JSON line from the command instead",
                           name);
+    if (head == "device_util" || head == "compute_util")
+      return InvalidInput("--objective '{}': `trace` records no device work on this build (no CUDA or NPU "
+                          "collector), so {} has no value; print it as a JSON line from the command instead",
+                          name, head);
     o.metric_ = *metric;
     const bool over_spans = IsStepMetric(head);
     if (over_spans == (o.spans_ == "run"))
@@ -80,17 +84,17 @@ StatusOr<std::optional<TraceObjective>> ParseTraceObjective(const std::string& n
 
 StatusOr<double> TraceObjective::Value(const Trace& trace) const {
   std::vector<Step> spans = spans_ == "run" ? std::vector<Step>() : SpansOf(trace, spans_);
-  if (metric_) return RunValue(trace, spans, *metric_, {});
-  if (spans.empty()) {
+  if (stat_ == "count") return static_cast<double>(spans.size());
+  if (spans.empty() && spans_ != "run") {
     if (spans_ == "step")
       return InvalidInput("no steps in the trial's trace (no ProfilerStep#N, step annotations or repeated top-level "
                           "spans) for '{}'",
                           name_);
     return InvalidInput("no span named '{}' in the trial's trace for '{}'", spans_, name_);
   }
+  if (metric_) return RunValue(trace, spans, *metric_, {});
   std::vector<double> ms;
   for (const Step& s : spans) ms.push_back(static_cast<double>(s.dur_ns) / 1e6);
-  if (stat_ == "count") return static_cast<double>(ms.size());
   if (stat_ == "sum") return std::accumulate(ms.begin(), ms.end(), 0.0);
   if (stat_ == "mean") return std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
   if (stat_ == "min") return *std::min_element(ms.begin(), ms.end());

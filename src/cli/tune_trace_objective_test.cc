@@ -79,11 +79,22 @@ TEST_F(TuneTraceObjectiveTest, WhatTheTraceLacksIsAnErrorNamingIt) {
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.status().message().find("no span named 'prefill'"), std::string::npos) << v.status().message();
 
-  auto util = ParseTraceObjective("device_util(run)");
-  ASSERT_TRUE(util.ok() && *util);
-  auto u = (*util)->Value(trace_);
-  ASSERT_FALSE(u.ok());
-  EXPECT_NE(u.status().message().find("no device work"), std::string::npos) << u.status().message();
+  // A registry metric over a missing span says the same, not "no steps".
+  auto rate = ParseTraceObjective("throughput(prefill)");
+  ASSERT_TRUE(rate.ok() && *rate);
+  auto r = (*rate)->Value(trace_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no span named 'prefill'"), std::string::npos) << r.status().message();
+
+  // Counting nothing is 0, not an error.
+  EXPECT_DOUBLE_EQ(Value("count(prefill)"), 0);
+
+  // A whole-run metric the trace has no series for names what it lacks.
+  auto mem = ParseTraceObjective("cpu_util(run)");
+  ASSERT_TRUE(mem.ok() && *mem);
+  auto m = (*mem)->Value(trace_);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("no counter track for 'cpu_util'"), std::string::npos) << m.status().message();
 }
 
 TEST_F(TuneTraceObjectiveTest, MalformedNamesAreClearErrors) {
@@ -95,6 +106,7 @@ TEST_F(TuneTraceObjectiveTest, MalformedNamesAreClearErrors) {
       {"cpu_util(step)", "cpu_util(run)"},
       {"p99_latency(run)", "p99_latency(step)"},
       {"mean(run)", "over spans"},
+      {"device_util(run)", "no device work"},  // trace has no CUDA or NPU collector
   };
   for (const auto& [name, says] : cases) {
     auto o = ParseTraceObjective(name);

@@ -14,15 +14,20 @@ StatusOr<std::vector<ObjectiveSpec>> ParseObjectives(const std::string& text, co
   }
   size_t start = 0;
   while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
+    // Objectives are separated by commas outside parentheses: `mean(a,b)` is one span name.
+    size_t end = start;
+    for (int depth = 0; end < text.size() && (depth > 0 || text[end] != ','); ++end)
+      depth += text[end] == '(' ? 1 : text[end] == ')' ? -1 : 0;
     std::string item = text.substr(start, end - start);
     start = end + 1;
     while (!item.empty() && item.front() == ' ') item.erase(item.begin());
     while (!item.empty() && item.back() == ' ') item.pop_back();
     if (item.empty()) continue;
     ObjectiveSpec spec;
+    // The direction follows the last ':' outside parentheses (`mean(aten::mm):min`).
     size_t colon = item.rfind(':');
+    if (size_t close = item.rfind(')'); close != std::string::npos && colon != std::string::npos && colon < close)
+      colon = std::string::npos;
     spec.name = item.substr(0, colon);
     if (colon != std::string::npos) {
       std::string dir = item.substr(colon + 1);

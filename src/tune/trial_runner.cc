@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -56,16 +57,33 @@ std::string SignalName(int sig) {
   return fmt::format("signal {} ({})", sig, s ? s : "?");
 }
 
-std::string LastLine(const std::string& s) {
-  size_t end = s.find_last_not_of("\r\n \t");
-  if (end == std::string::npos) return "";
-  size_t start = s.rfind('\n', end);
-  std::string line = s.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
-  if (line.size() > 300) line = line.substr(0, 300) + "...";
-  return line;
+// The last non-empty line of `s` that does not start with `skip` (a wrapper's own messages).
+std::string LastLine(const std::string& s, const std::string& skip) {
+  size_t end = s.size();
+  while (true) {
+    end = s.find_last_not_of("\r\n \t", end == 0 ? std::string::npos : end - 1);
+    if (end == std::string::npos) return "";
+    const size_t start = s.rfind('\n', end);
+    const size_t from = start == std::string::npos ? 0 : start + 1;
+    std::string line = s.substr(from, end + 1 - from);
+    if (skip.empty() || line.rfind(skip, 0) != 0) {
+      if (line.size() > 300) line = line.substr(0, 300) + "...";
+      return line;
+    }
+    if (from == 0) return "";
+    end = from;
+  }
 }
 
 }  // namespace
+
+StatusOr<std::string> MakeTrialDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/cprof_trial_XXXXXX";
+  if (::mkdtemp(templ.data()) == nullptr)
+    return InvalidInput("cannot create a trial folder {}: {}", templ, ::strerror(errno));
+  return templ;
+}
 
 StatusOr<std::string> SubstituteParams(const std::string& tmpl, const std::map<std::string, std::string>& params) {
   std::string out;
@@ -303,19 +321,19 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
       argv.push_back(*s);
     }
   }
-  // The wrapper's output file: created here (unique), written by the wrapper, removed below.
-  std::string output;
+  // A wrapped trial runs in a folder of its own, its TMPDIR: the wrapper writes its output and
+  // its scratch files there (a tracer killed at the timeout leaves its session files behind),
+  // and the folder goes when the trial ends, whatever happened.
+  std::string dir, output;
   if (!spec_.wrapper.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/cprof_trial_XXXXXX" + spec_.output_suffix;
-    int fd = ::mkstemps(templ.data(), static_cast<int>(spec_.output_suffix.size()));
-    if (fd < 0) {
+    auto made = MakeTrialDir();
+    if (!made.ok()) {
       res.state = TrialState::kFailed;
-      res.reason = fmt::format("cannot create a trial output file {}: {}", templ, ::strerror(errno));
+      res.reason = made.status().message();
       return res;
     }
-    ::close(fd);
-    output = templ;
+    dir = *made;
+    output = dir + "/trial" + spec_.output_suffix;
     std::vector<std::string> wrapped;
     for (const std::string& w : spec_.wrapper) {
       std::string a = w;
@@ -325,12 +343,13 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
     }
     argv.insert(argv.begin(), wrapped.begin(), wrapped.end());
   }
-  struct RemoveOutput {
+  struct RemoveDir {
     const std::string& path;
-    ~RemoveOutput() {
-      if (!path.empty()) ::unlink(path.c_str());
+    ~RemoveDir() {
+      std::error_code ec;
+      if (!path.empty()) std::filesystem::remove_all(path, ec);
     }
-  } remove_output{output};
+  } remove_dir{dir};
   std::vector<std::pair<std::string, std::string>> env;
   for (const auto& [k, v] : params) {
     std::string upper;
@@ -340,6 +359,10 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
   for (const auto& [k, tmpl] : spec_.env) {
     auto s = SubstituteParams(tmpl, params);
     if (s.ok()) env.emplace_back(k, *s);
+  }
+  if (!dir.empty()) {
+    std::erase_if(env, [](const auto& kv) { return kv.first == "TMPDIR"; });
+    env.emplace_back("TMPDIR", dir);
   }
   ProcessResult p = RunProcess(argv, env, spec_.timeout_ns, spec_.cwd);
   res.seconds = p.seconds;
@@ -360,7 +383,7 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
   }
   if (p.exit_code != 0) {
     res.state = TrialState::kFailed;
-    std::string tail = LastLine(p.err);
+    std::string tail = LastLine(p.err, spec_.wrapper_log_prefix);
     res.reason = fmt::format("exit code {}{}{}", p.exit_code, tail.empty() ? "" : ": ", tail);
     return res;
   }

@@ -42,14 +42,21 @@ struct CommandSpec {
   bool shell = false;
   TimeNs timeout_ns = 0;  // 0 = none
   std::string cwd;        // empty = inherit
-  // When set, each trial runs as `wrapper... command...` (`cann-profiler trace -o {output} --`),
-  // "{output}" replaced by a fresh file in $TMPDIR, and read_output(file) adds the metrics the
-  // wrapper measured (taking precedence over printed ones of the same name); a read error fails
-  // the trial with its message. The file is removed afterwards.
+  // When set, each trial runs as `wrapper... command...` (`cann-profiler trace -o {output} --`)
+  // in a fresh folder (MakeTrialDir) that is its TMPDIR and is removed when the trial ends;
+  // "{output}" is a file in it, and read_output(file) adds the metrics the wrapper measured
+  // (taking precedence over printed ones of the same name); a read error fails the trial with
+  // its message.
   std::vector<std::string> wrapper;
   std::function<StatusOr<std::map<std::string, double>>(const std::string& file)> read_output;
   std::string output_suffix = ".pb";  // of the {output} file
+  // stderr lines starting with this are the wrapper's own: a failed trial's reason quotes the
+  // command's last other line.
+  std::string wrapper_log_prefix;
 };
+
+// A new folder $TMPDIR/cprof_trial_XXXXXX (kInvalidInput naming it and why when it cannot be made).
+StatusOr<std::string> MakeTrialDir();
 
 // Substitutes {name} placeholders; an unknown name is kInvalidInput (checked once at startup).
 StatusOr<std::string> SubstituteParams(const std::string& tmpl, const std::map<std::string, std::string>& params);

@@ -620,4 +620,11 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
   return result;
 }
 
+const Remeasured* RemeasuredOf(const TuneResult& r, size_t trial) {
+  if (trial >= r.trials.size()) return nullptr;
+  for (const Remeasured& m : r.remeasured)
+    if (m.number == r.trials[trial].number && m.n > 0) return &m;
+  return nullptr;
+}
+
 }  // namespace cprof::tune

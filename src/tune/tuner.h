@@ -86,6 +86,9 @@ struct TuneResult {
   int64_t run_here = 0;      // trials this run evaluated
 };
 
+// The re-measurement of r.trials[trial], when it had one with at least one measurement.
+const Remeasured* RemeasuredOf(const TuneResult& r, size_t trial);
+
 struct Progress {
   int64_t evaluations = 0;
   int64_t budget = 0;

@@ -114,9 +114,10 @@ std::string TuningReportHtml(const TuningReportData& d) {
   } else {
     // A re-measured configuration is reported by its mean (the recommendation is the best mean).
     auto value = [&](size_t i) -> std::pair<std::optional<double>, std::string> {
-      for (const TuningReportRemeasured& r : d.remeasured)
-        if (r.number == d.trials[i].number && r.n > 0)
-          return {r.mean, fmt::format(" (re-measured mean, n={})", r.n)};
+      if (const auto k = d.trials[i].remeasured) {
+        const TuningReportRemeasured& r = d.remeasured[*k];
+        return {r.mean, fmt::format(" (re-measured mean, n={})", r.n)};
+      }
       return {d.trials[i].value, ""};
     };
     const TuningReportTrial& best = d.trials[*d.best];

@@ -23,6 +23,7 @@ struct TuningReportTrial {
   std::map<std::string, std::string> params;
   std::string sampler;
   std::string reason;            // why it failed
+  std::optional<size_t> remeasured;  // index into TuningReportData::remeasured
 };
 
 struct TuningReportRemeasured {
