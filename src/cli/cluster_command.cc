@@ -39,7 +39,10 @@ CommandResult RunCluster(const ClusterOptions& o, CommandContext& ctx) {
       return InvalidInput("{}: no torch_npu (*_ascend_pt) or msprof (PROF_*) results in this folder or below", d);
     }
     for (std::string& p : found) {
-      if (!seen.insert(std::filesystem::weakly_canonical(p, ec)).second) {
+      // A path that cannot be resolved stands for itself (an empty one would merge such inputs).
+      std::filesystem::path canonical = std::filesystem::weakly_canonical(p, ec);
+      if (ec || canonical.empty()) canonical = p;
+      if (!seen.insert(canonical).second) {
         ctx.err << "cann-profiler: note: " << p << " is among the inputs more than once; read once\n";
         continue;
       }
