@@ -9,8 +9,11 @@
 // Exit codes: 0 a best configuration was found; 1 every trial failed; 2 bad input; 3 internal.
 #include <fmt/format.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <utility>
 #include <nlohmann/json.hpp>
@@ -312,7 +315,26 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     };
   }
 
-  ASSIGN_OR_RETURN(TuneResult r, RunStudy(space, *evaluator, *storage, topt, progress));
+  // Ctrl-C (SIGINT), SIGTERM and SIGHUP reach only this process: the trials run in process groups
+  // of their own. Pass the signal on to them, stop, and die of it once they are cleaned up.
+  struct sigaction on_signal {}, old_actions[3];
+  on_signal.sa_handler = [](int sig) { InterruptTrials(sig); };
+  sigemptyset(&on_signal.sa_mask);
+  constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &on_signal, &old_actions[i]);
+  StatusOr<TuneResult> study = RunStudy(space, *evaluator, *storage, topt, progress);
+  for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &old_actions[i], nullptr);
+  if (const int sig = TrialsInterrupted()) {
+    ctx.err << fmt::format("cann-profiler: tune interrupted by signal {}: {}\n", sig,
+                           storage_url == "memory" ? "the study was in memory and is lost"
+                                                   : "the trials that were running rerun when the same command "
+                                                     "resumes the study (" + storage_url + ")");
+    ctx.err.flush();
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+  }
+  if (!study.ok()) return study.status();
+  TuneResult r = std::move(*study);
 
   int64_t failed = 0, infeasible = 0;
   for (const TrialSummary& t : r.trials) {

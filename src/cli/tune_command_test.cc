@@ -301,6 +301,62 @@ TEST(TuneCommandTest, ResumesAfterKill9WithNothingLostOrRepeated) {
   EXPECT_LE(runs.size(), 12u + 1u);
 }
 
+// Ctrl-C: the signal reaches tune alone (trials run in their own process groups); tune passes it
+// on, the running trial dies with its process group, tune dies of the signal, and the trial stays
+// running in the study, so the same command runs it again.
+TEST(TuneCommandTest, InterruptStopsTheRunningTrialAndTheRerunRunsIt) {
+  Workload w = MakeWorkload("interrupt", 0);
+  const std::string sleep_file = (w.dir / "sleep_s").string();
+  w.command = {"/bin/sh", "-c",
+               "echo \"$$ $1\" >> " + w.log + "; sleep $(cat " + sleep_file + "); echo \"{{\\\"ms\\\": $1}}\"",
+               "sh", "{x}"};
+  std::ofstream(w.space) << "parameters:\n  - {name: x, type: int, low: 0, high: 9}\n";
+  std::ofstream(sleep_file) << "30\n";
+  std::vector<std::string> args = {kBinary, "tune",  "--space", w.space,      "--storage",  "sqlite://" + w.db,
+                                   "--study", "intr", "--budget", "3",        "--remeasure", "0",
+                                   "--quiet", "--"};
+  args.insert(args.end(), w.command.begin(), w.command.end());
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    ::execv(kBinary.c_str(), argv.data());
+    ::_exit(127);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (Lines(w.log).empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(Lines(w.log).size(), 1u);
+  const pid_t trial = std::stoi(Lines(w.log)[0]);
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(10)) << "tune waited for the trial";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  bool trial_gone = false;
+  for (int i = 0; i < 100 && !trial_gone; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(20)))
+    trial_gone = ::kill(trial, 0) != 0;
+  EXPECT_TRUE(trial_gone) << "the trial's shell " << trial << " outlived tune";
+  auto before = Trials(w.db);
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0].second, "running");
+
+  std::ofstream(sleep_file) << "0\n";
+  ProcessResult again = RunProcess(std::vector<std::string>(args.begin(), args.end()), {}, 600 * kNsPerS, "/tmp");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  auto after = Trials(w.db);
+  ASSERT_EQ(after.size(), 3u);
+  EXPECT_EQ(after[0].first, before[0].first);
+  for (const auto& [k, st] : after) EXPECT_EQ(st, "complete") << k;
+  EXPECT_EQ(Lines(w.log).size(), 4u) << "the interrupted trial runs again, the others once";
+}
+
 TEST(TuneCommandTest, TwoProcessesShareOneSqliteStudy) {
   Workload w = MakeWorkload("two", 0.05);
   std::vector<std::string> args = {

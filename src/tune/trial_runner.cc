@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -57,6 +58,33 @@ std::string SignalName(int sig) {
   return fmt::format("signal {} ({})", sig, s ? s : "?");
 }
 
+// The process groups of the trials running now, for InterruptTrials: fixed slots of atomics, so a
+// signal handler can read them.
+constexpr size_t kMaxLiveGroups = 256;
+std::atomic<pid_t> g_live_groups[kMaxLiveGroups];
+std::atomic<int> g_interrupt_signal{0};
+
+// Registers a trial's process group while it lives.
+class LiveGroup {
+ public:
+  explicit LiveGroup(pid_t pgid) {
+    for (size_t i = 0; i < kMaxLiveGroups && slot_ < 0; ++i) {
+      pid_t empty = 0;
+      if (g_live_groups[i].compare_exchange_strong(empty, pgid)) slot_ = static_cast<int>(i);
+    }
+    // Interrupted between the check before fork and here: this one goes too.
+    if (g_interrupt_signal.load() != 0) ::kill(-pgid, SIGTERM);
+  }
+  ~LiveGroup() {
+    if (slot_ >= 0) g_live_groups[slot_].store(0);
+  }
+  LiveGroup(const LiveGroup&) = delete;
+  LiveGroup& operator=(const LiveGroup&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
 // The last non-empty line of `s` that does not start with `skip` (a wrapper's own messages).
 std::string LastLine(const std::string& s, const std::string& skip) {
   size_t end = s.size();
@@ -76,6 +104,15 @@ std::string LastLine(const std::string& s, const std::string& skip) {
 }
 
 }  // namespace
+
+void InterruptTrials(int signal) {
+  int none = 0;
+  g_interrupt_signal.compare_exchange_strong(none, signal);
+  for (auto& g : g_live_groups)
+    if (pid_t pgid = g.load(); pgid > 0) ::kill(-pgid, SIGTERM);
+}
+
+int TrialsInterrupted() { return g_interrupt_signal.load(); }
 
 StatusOr<std::string> MakeTrialDir() {
   const char* tmp = std::getenv("TMPDIR");
@@ -121,6 +158,10 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
   ProcessResult r;
   if (argv.empty()) {
     r.spawn_error = "empty command";
+    return r;
+  }
+  if (int sig = g_interrupt_signal.load()) {
+    r.spawn_error = fmt::format("not started: interrupted by {}", SignalName(sig));
     return r;
   }
   // Everything the child needs is prepared before fork.
@@ -169,6 +210,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also here: no race with the child's own call
+  LiveGroup live(pid);
   for (int fd : {out_pipe[1], err_pipe[1], status_pipe[1], devnull}) ::close(fd);
   int child_errno = 0;
   ssize_t got;

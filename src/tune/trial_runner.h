@@ -55,6 +55,13 @@ struct CommandSpec {
   std::string wrapper_log_prefix;
 };
 
+// Interrupting a study (tune's handler of SIGINT, SIGTERM, SIGHUP): every running trial's process
+// group gets SIGTERM, no new one starts, and the study loop stops without recording the trials it
+// was running, so a rerun of the same command runs them again. Async-signal-safe; process-wide.
+void InterruptTrials(int signal);
+// The signal InterruptTrials was first called with; 0 when it was not.
+int TrialsInterrupted();
+
 // A new folder $TMPDIR/cprof_trial_XXXXXX (kInvalidInput naming it and why when it cannot be made).
 StatusOr<std::string> MakeTrialDir();
 

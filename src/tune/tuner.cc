@@ -19,6 +19,7 @@
 
 #include "tune/racing.h"
 #include "tune/sampler.h"
+#include "tune/trial_runner.h"
 
 namespace cprof::tune {
 namespace {
@@ -326,7 +327,7 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
     if (st.error.ok()) st.error = s;
     st.stop = true;
   };
-  while (!st.stop) {
+  while (!st.stop && !TrialsInterrupted()) {
     if (st.opt.time_limit_ns > 0 &&
         std::chrono::steady_clock::now() - st.start >= std::chrono::nanoseconds(st.opt.time_limit_ns))
       break;
@@ -441,6 +442,8 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
       stream = static_cast<uint64_t>(job.number);
     }
     Measure(st, job, incumbent, stream);
+    // Interrupted: the trial stays running in the store; a rerun claims it from this dead worker.
+    if (TrialsInterrupted()) break;
     Status fin = store.Finish(job);
     if (!fin.ok()) {
       fail(fin);
@@ -580,7 +583,7 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
   result.run_here = st.run_here;
 
   // Re-measure the best configurations, so the reported numbers carry an interval.
-  if (options.remeasure_top > 0 && !st.objectives.empty()) {
+  if (options.remeasure_top > 0 && !st.objectives.empty() && !TrialsInterrupted()) {
     std::vector<size_t> order;
     for (size_t i = 0; i < result.trials.size(); ++i)
       if (result.trials[i].state == TrialState::kComplete && Minimized({st.objectives[0]}, result.trials[i].metrics))
