@@ -7,6 +7,7 @@
 
 #include <array>
 
+#include "analysis/diagnose/diagnosis_context.h"
 #include "analysis/time_window.h"
 #include "base/time_units.h"
 #include "cli/commands.h"
@@ -15,6 +16,8 @@
 #include "export/flame/folded_stacks.h"
 #include "export/flame/speedscope_writer.h"
 #include "model/trace.h"
+#include "report/diagnose/diagnosis_json.h"
+#include "report/diagnose/diagnosis_reader.h"
 #include "report/visualize/map_finding.h"
 #include "report/visualize/performance_map.h"
 
@@ -103,6 +106,19 @@ CommandResult RunVisualize(const VisualizeOptions& o, CommandContext& ctx) {
   }
   ASSIGN_OR_RETURN(Trace trace, LoadTrace(o.trace, ctx.import));
   ASSIGN_OR_RETURN(TimeWindow window, WindowInTrace(trace, range, o.time_range));
+  if (!o.diagnosis.empty()) {
+    // Findings of another trace would point at events this one does not have: say so.
+    // (A findings file without the report's header has no hash to compare.)
+    StatusOr<Diagnosis> d = LoadDiagnosis(o.diagnosis);
+    const uint64_t theirs = d.ok() ? d->content_hash : 0;
+    if (theirs != 0) {
+      const uint64_t mine = DiagnosisContext(trace, DiagnoseOptions{}).content_hash();
+      if (theirs != mine)
+        ctx.err << fmt::format("cann-profiler: warning: {} diagnosed another trace (content_hash {}; {} has {}): its "
+                               "evidence events may be missing or others\n",
+                               o.diagnosis, FormatContentHash(theirs), o.trace, FormatContentHash(mine));
+    }
+  }
 
   if (format != "html") {
     ASSIGN_OR_RETURN(std::string text, ExportFlame(trace, o, format, window));

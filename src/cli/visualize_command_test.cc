@@ -68,6 +68,19 @@ TEST_F(VisualizeCommandTest, FindingsBaselineAndTimeRange) {
   EXPECT_NE(r.out.find("1 findings (1 evidence events located)"), std::string::npos) << r.out;
 }
 
+// A diagnose report of one trace shown on another: a warning naming both hashes; none on its own.
+TEST_F(VisualizeCommandTest, FindingsOfAnotherTraceAreAWarning) {
+  if (!GetWebBundle().available) GTEST_SKIP() << "built without the web front end";
+  Result diag = RunArgs({"diagnose", "--trace", kH100, "-o", Path("h100.yaml")});
+  ASSERT_EQ(diag.code, 0) << diag.err;
+  Result same = RunArgs({"visualize", "--trace", kH100, "--diagnosis", Path("h100.yaml"), "-o", Path("a.html")});
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_EQ(same.err.find("diagnosed another trace"), std::string::npos) << same.err;
+  Result other = RunArgs({"visualize", "--trace", kMi300, "--diagnosis", Path("h100.yaml"), "-o", Path("b.html")});
+  ASSERT_EQ(other.code, 0) << other.err;
+  EXPECT_NE(other.err.find("h100.yaml diagnosed another trace (content_hash 0x"), std::string::npos) << other.err;
+}
+
 TEST_F(VisualizeCommandTest, ExportsFoldedAndSpeedscope) {
   Result r = RunArgs({"visualize", "--trace", kH100, "--view", "flamegraph", "--format", "folded", "-o",
                       Path("f.folded")});
