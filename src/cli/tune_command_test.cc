@@ -242,6 +242,20 @@ Workload MakeWorkload(const std::string& name, double sleep_s) {
   return w;
 }
 
+// Starts the binary with `args` (args[0] is the binary) in the background, output discarded.
+pid_t StartQuietly(std::vector<std::string> args) {
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int devnull = ::open("/dev/null", O_WRONLY);
+  ::dup2(devnull, 1);
+  ::dup2(devnull, 2);
+  ::execv(kBinary.c_str(), argv.data());
+  ::_exit(127);
+}
+
 std::vector<std::string> Lines(const std::string& path) {
   std::vector<std::string> out;
   std::ifstream in(path);
@@ -257,18 +271,8 @@ TEST(TuneCommandTest, ResumesAfterKill9WithNothingLostOrRepeated) {
                                    "--quiet",  "--"};
   args.insert(args.end(), w.command.begin(), w.command.end());
   // First run: killed with SIGKILL once a few trials are done.
-  pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
-    ::execv(kBinary.c_str(), argv.data());
-    ::_exit(127);
-  }
+  const pid_t pid = StartQuietly(args);
+  ASSERT_GT(pid, 0);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (Lines(w.log).size() < 5 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -316,18 +320,8 @@ TEST(TuneCommandTest, InterruptStopsTheRunningTrialAndTheRerunRunsIt) {
                                    "--study", "intr", "--budget", "3",        "--remeasure", "0",
                                    "--quiet", "--"};
   args.insert(args.end(), w.command.begin(), w.command.end());
-  pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int devnull = ::open("/dev/null", O_WRONLY);
-    ::dup2(devnull, 1);
-    ::dup2(devnull, 2);
-    ::execv(kBinary.c_str(), argv.data());
-    ::_exit(127);
-  }
+  const pid_t pid = StartQuietly(args);
+  ASSERT_GT(pid, 0);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (Lines(w.log).empty() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -13,6 +13,7 @@
 #include "import/csv/csv_header.h"
 #include "import/csv/csv_reader.h"
 #include "import/import_trace.h"
+#include "import/nsys/nsys_test_util.h"
 
 namespace cprof {
 namespace {
@@ -41,12 +42,7 @@ std::vector<std::tuple<int64_t, int64_t, std::string>> ReadEnterLeave(const std:
   return out;
 }
 
-std::string ArgText(const Trace& t, uint32_t row, std::string_view key) {
-  auto v = t.SliceArg(row, key);
-  if (!v) return "";
-  if (v->type == Value::Type::kString) return std::string(t.Str(v->s));
-  return std::to_string(v->i);
-}
+using nsys_test::ArgText;
 
 TEST(NsysGolden, CloverleafKernelsAndMemcpyEqualGpuTraceCsv) {
   auto trace = ImportTrace(kDir + "cloverleaf-cuda.sqlite");

@@ -9,6 +9,7 @@
 
 #include "import/hostile_input_test_util.h"
 #include "import/import_trace.h"
+#include "import/nsys/nsys_test_util.h"
 
 namespace cprof {
 namespace {
@@ -26,11 +27,10 @@ std::string MakeExport(const TempDir& tmp, const std::string& sql) {
   return path;
 }
 
+// An argument, "-" when absent.
 std::string Arg(const Trace& t, uint32_t row, std::string_view key) {
-  auto v = t.SliceArg(row, key);
-  if (!v) return "-";
-  if (v->type == Value::Type::kString) return std::string(t.Str(v->s));
-  return std::to_string(v->i);
+  std::string text = nsys_test::ArgText(t, row, key);
+  return text.empty() ? "-" : text;
 }
 
 TEST(NsysSqliteReaderTest, MemcpyAndMemsetRowsKeepTheirArguments) {
