@@ -19,57 +19,13 @@
 
 #include "tune/racing.h"
 #include "tune/sampler.h"
+#include "tune/trial_record_json.h"
 #include "tune/trial_runner.h"
 
 namespace cprof::tune {
 namespace {
 
 using nlohmann::json;
-
-std::string CoordsJson(const Config& c) {
-  json j = json::array();
-  for (double v : c) j.push_back(std::isnan(v) ? json(nullptr) : json(v));
-  return j.dump();
-}
-
-std::optional<Config> ParseCoords(const std::string& text, size_t n) {
-  json j = json::parse(text, nullptr, false);
-  if (!j.is_array() || j.size() != n) return std::nullopt;
-  Config c;
-  for (const json& v : j) c.push_back(v.is_number() ? v.get<double>() : std::nan(""));
-  return c;
-}
-
-std::string MetricsJson(const std::map<std::string, double>& m) {
-  json j = json::object();
-  for (const auto& [k, v] : m) j[k] = std::isfinite(v) ? json(v) : json(nullptr);
-  return j.dump();
-}
-
-std::map<std::string, double> ParseMetricsJson(const json& j) {
-  std::map<std::string, double> m;
-  if (j.is_object())
-    for (const auto& [k, v] : j.items())
-      if (v.is_number()) m[k] = v.get<double>();
-  return m;
-}
-
-TrialSummary Summarize(const TrialRecord& t) {
-  TrialSummary s;
-  s.number = t.number;
-  json p = json::parse(t.params, nullptr, false);
-  if (p.is_object())
-    for (const auto& [k, v] : p.items()) s.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
-  s.state = t.state;
-  s.metrics = ParseMetricsJson(json::parse(t.metrics.empty() ? "{}" : t.metrics, nullptr, false));
-  json m = json::parse(t.measurements.empty() ? "[]" : t.measurements, nullptr, false);
-  if (m.is_array())
-    for (const json& e : m) s.measurements.push_back(ParseMetricsJson(e));
-  s.reason = t.reason;
-  s.sampler = t.sampler;
-  s.seconds = t.finished_at > t.started_at ? t.finished_at - t.started_at : 0;
-  return s;
-}
 
 std::string HostName() {
   char buf[256] = {0};
@@ -186,8 +142,7 @@ History& Snapshot(Study& st, const std::vector<TrialRecord>& trials, Rng& rng) {
     auto m = st.metrics_cache.find(trials[i].id);
     if (m == st.metrics_cache.end() || m->second.first != trials[i].metrics) {
       m = st.metrics_cache
-              .insert_or_assign(trials[i].id, std::pair{trials[i].metrics, ParseMetricsJson(json::parse(
-                                                                               trials[i].metrics, nullptr, false))})
+              .insert_or_assign(trials[i].id, std::pair{trials[i].metrics, ParseMetricsJson(trials[i].metrics)})
               .first;
     }
     vals[i] = Minimized(st.objectives, m->second.second);
@@ -344,7 +299,7 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
       const std::vector<TrialRecord>& trials = st.trials;
       for (const TrialRecord& t : trials)
         if (t.state == TrialState::kComplete && st.objectives.empty()) {
-          Status s = ResolveObjective(st, ParseMetricsJson(json::parse(t.metrics, nullptr, false)));
+          Status s = ResolveObjective(st, ParseMetricsJson(t.metrics));
           if (!s.ok()) {
             if (st.error.ok()) st.error = s;
             st.stop = true;
@@ -468,7 +423,7 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
           for (const TrialRecord& t : *trials) {
             if (t.state == TrialState::kComplete || t.state == TrialState::kFailed) pr.evaluations++;
             if (t.state != TrialState::kComplete || objs.empty()) continue;
-            auto v = Minimized({objs[0]}, ParseMetricsJson(json::parse(t.metrics, nullptr, false)));
+            auto v = Minimized({objs[0]}, ParseMetricsJson(t.metrics));
             if (v && (!pr.best_value || (*v)[0] < *pr.best_value)) pr.best_value = (*v)[0];
           }
           if (pr.best_value && !objs.empty() && objs[0].maximize) pr.best_value = -*pr.best_value;
