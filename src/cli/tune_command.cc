@@ -473,8 +473,10 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_option("--space", o->space,
                   "search space: YAML, a Kernel Tuner cache (its tune_params/restrictions) or a T4 space JSON");
   cmd->add_option("--objective", o->objective,
-                  "metric(s) to optimize: \"latency_ms:min\" or \"latency_ms:min,mem_mb:min\" (a Pareto front); "
-                  "default: the only metric the command reports (\"time\" with --replay)");
+                  "metric(s) to optimize: \"latency_ms:min\" or \"latency_ms:min,mem_mb:min\" (a Pareto front), "
+                  "printed by the command; with parentheses, read from a trace of each trial: \"p99(step):min\", "
+                  "\"mean(decode)\", \"throughput(step):max\", \"mem_peak(run)\"; default: the only metric the "
+                  "command reports (\"time\" with --replay)");
   cmd->add_option("--budget", o->budget, "evaluations in the whole study, failed ones included (default 100)");
   cmd->add_option("--time", o->time, "stop this run after this long (\"30m\")");
   cmd->add_option("--sampler", o->sampler, "auto (default), gp, tpe, evolution or random");
