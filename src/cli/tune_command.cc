@@ -18,6 +18,7 @@
 #include <utility>
 #include <nlohmann/json.hpp>
 
+#include "base/temp_dir.h"
 #include "base/time_units.h"
 #include "cli/commands.h"
 #include "cli/tune_html_report.h"
@@ -148,7 +149,7 @@ Status TraceEachTrial(std::vector<TraceObjective> objectives, CommandSpec* spec)
   if (ec) return Internal("cannot find this program to trace the trials: /proc/self/exe: {}", ec.message());
   // Each trial runs in a folder of its own under $TMPDIR: a TMPDIR where none can be made is a
   // usage error now, not a failure of every trial.
-  ASSIGN_OR_RETURN(std::string probe, MakeTrialDir());
+  ASSIGN_OR_RETURN(std::string probe, MakeTempDir(kTrialDirPrefix));
   std::filesystem::remove_all(probe, ec);
   spec->wrapper = {self.string(), "trace", "--scope", "framework", "-o", "{output}", "--"};
   spec->wrapper_log_prefix = "cann-profiler: ";

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/temp_dir.h"
 #include "collect/command_line.h"
 #include "collect/host_metadata.h"
 #include "collect/perf_sampler.h"
@@ -96,9 +97,7 @@ Status Collection::BuildEnvironment(std::vector<std::pair<std::string, std::stri
          "' (set CPROF_RUNTIME_DIR); collecting host-side data only");
     return Status::Ok();
   }
-  std::string tmpl = (fs::temp_directory_path(ec) / "cprof-session-XXXXXX").string();
-  if (mkdtemp(tmpl.data()) == nullptr) return Internal("cannot create a session folder: {}", strerror(errno));
-  session_dir_ = tmpl;
+  ASSIGN_OR_RETURN(session_dir_, MakeTempDir("cprof-session-"));
   env->emplace_back("CPROF_SESSION_DIR", session_dir_);
   env->emplace_back("CPROF_SDK_LIB", sdk.string());
   env->emplace_back("LD_PRELOAD", Prepend("LD_PRELOAD", preload.string(), ':'));

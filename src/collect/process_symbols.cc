@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "base/temp_dir.h"
 #include "collect/module_symbol_table.h"
 
 namespace cprof {
@@ -82,8 +83,9 @@ const std::string& VdsoImagePath() {
     const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
     if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) return std::string();
     size_t size = eh->e_shoff + static_cast<size_t>(eh->e_shnum) * eh->e_shentsize;
-    std::string dir = "/tmp/cprof-vdso-XXXXXX";
-    if (mkdtemp(dir.data()) == nullptr) return std::string();
+    StatusOr<std::string> made = MakeTempDir("cprof-vdso-");
+    if (!made.ok()) return std::string();
+    const std::string& dir = *made;
     std::string file = dir + "/[vdso]";
     int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) return std::string();

@@ -21,6 +21,8 @@
 #include <set>
 #include <thread>
 
+#include "base/temp_dir.h"
+
 extern char** environ;
 
 namespace cprof::tune {
@@ -113,14 +115,6 @@ void InterruptTrials(int signal) {
 }
 
 int TrialsInterrupted() { return g_interrupt_signal.load(); }
-
-StatusOr<std::string> MakeTrialDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/cprof_trial_XXXXXX";
-  if (::mkdtemp(templ.data()) == nullptr)
-    return InvalidInput("cannot create a trial folder {}: {}", templ, ::strerror(errno));
-  return templ;
-}
 
 StatusOr<std::string> SubstituteParams(const std::string& tmpl, const std::map<std::string, std::string>& params) {
   std::string out;
@@ -368,7 +362,7 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
   // and the folder goes when the trial ends, whatever happened.
   std::string dir, output;
   if (!spec_.wrapper.empty()) {
-    auto made = MakeTrialDir();
+    auto made = MakeTempDir(kTrialDirPrefix);
     if (!made.ok()) {
       res.state = TrialState::kFailed;
       res.reason = made.status().message();
@@ -378,10 +372,13 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
     output = dir + "/trial" + spec_.output_suffix;
     std::vector<std::string> wrapped;
     for (const std::string& w : spec_.wrapper) {
-      std::string a = w;
-      for (size_t at = a.find("{output}"); at != std::string::npos; at = a.find("{output}", at + output.size()))
-        a.replace(at, 8, output);
-      wrapped.push_back(std::move(a));
+      auto a = SubstituteParams(w, {{"output", output}});
+      if (!a.ok()) {
+        res.state = TrialState::kFailed;
+        res.reason = a.status().message();
+        return res;
+      }
+      wrapped.push_back(std::move(*a));
     }
     argv.insert(argv.begin(), wrapped.begin(), wrapped.end());
   }

@@ -25,6 +25,7 @@
 #include <memory>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,7 +44,7 @@ struct CommandSpec {
   TimeNs timeout_ns = 0;  // 0 = none
   std::string cwd;        // empty = inherit
   // When set, each trial runs as `wrapper... command...` (`cann-profiler trace -o {output} --`)
-  // in a fresh folder (MakeTrialDir) that is its TMPDIR and is removed when the trial ends;
+  // in a fresh folder ($TMPDIR/cprof_trial_XXXXXX) that is its TMPDIR and is removed when the trial ends;
   // "{output}" is a file in it, and read_output(file) adds the metrics the wrapper measured
   // (taking precedence over printed ones of the same name); a read error fails the trial with
   // its message.
@@ -62,8 +63,8 @@ void InterruptTrials(int signal);
 // The signal InterruptTrials was first called with; 0 when it was not.
 int TrialsInterrupted();
 
-// A new folder $TMPDIR/cprof_trial_XXXXXX (kInvalidInput naming it and why when it cannot be made).
-StatusOr<std::string> MakeTrialDir();
+// The name of a wrapped trial's folder under $TMPDIR (base/temp_dir.h adds six random characters).
+inline constexpr std::string_view kTrialDirPrefix = "cprof_trial_";
 
 // Substitutes {name} placeholders; an unknown name is kInvalidInput (checked once at startup).
 StatusOr<std::string> SubstituteParams(const std::string& tmpl, const std::map<std::string, std::string>& params);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/atomic_file.h"
+#include "base/temp_dir.h"
 
 namespace cprof {
 namespace fs = std::filesystem;
@@ -46,11 +47,7 @@ Status RenderPdfWithChromium(std::string_view html, const std::string& pdf_path)
                        pdf_path);
   }
   std::error_code ec;
-  fs::path dir = fs::temp_directory_path(ec);
-  if (ec) dir = "/tmp";
-  char tmpl[] = "cprof-pdf-XXXXXX";
-  std::string work = (dir / tmpl).string();
-  if (!mkdtemp(work.data())) return Internal("cannot create a temporary folder for the PDF: {}", std::strerror(errno));
+  ASSIGN_OR_RETURN(const std::string work, MakeTempDir("cprof-pdf-"));
   const fs::path html_file = fs::path(work) / "report.html";
   const fs::path pdf_file = fs::path(work) / "report.pdf";
   auto cleanup = [&] { fs::remove_all(work, ec); };
