@@ -13,22 +13,21 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <filesystem>
 #include <utility>
 #include <nlohmann/json.hpp>
 
+#include "analysis/diagnose/runtime_adjustment.h"
+#include "base/byte_source.h"
 #include "base/temp_dir.h"
 #include "base/time_units.h"
 #include "cli/commands.h"
 #include "cli/tune_html_report.h"
-#include "analysis/diagnose/runtime_adjustment.h"
-#include "base/byte_source.h"
+#include "cli/tune_trace_objective.h"
+#include "import/import_trace.h"
 #include "report/diagnose/diagnosis_json.h"
 #include "report/diagnose/diagnosis_reader.h"
 #include "report/diagnose/runtime_adjustment_yaml.h"
-#include "cli/tune_trace_objective.h"
-#include "import/import_trace.h"
 #include "tune/diagnosis_guidance.h"
 #include "tune/replay_evaluator.h"
 #include "tune/sampler.h"
@@ -331,8 +330,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
                                                    : "the trials that were running rerun when the same command "
                                                      "resumes the study (" + storage_url + ")");
     ctx.err.flush();
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
   }
   if (!study.ok()) return study.status();
   TuneResult r = std::move(*study);
@@ -362,9 +361,11 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   if (best_value && default_value && *default_value != 0)
     improvement = maximize ? (*best_value - *default_value) / std::fabs(*default_value)
                            : (*default_value - *best_value) / std::fabs(*default_value);
-  // Both re-measured and their intervals overlap: the improvement may be noise.
-  const bool within_noise = best_rem && default_rem && best_rem != default_rem &&
-                            best_rem->ci_low <= default_rem->ci_high && default_rem->ci_low <= best_rem->ci_high;
+  // Whether the best's and the default's intervals overlap (the improvement may be noise); unknown
+  // unless both were re-measured.
+  std::optional<bool> within_noise;
+  if (best_rem && default_rem && best_rem != default_rem)
+    within_noise = best_rem->ci_low <= default_rem->ci_high && default_rem->ci_low <= best_rem->ci_high;
 
   // Every configuration of an enumerable space was tried before the budget ran out.
   const auto* all = space.Enumerated();
@@ -385,9 +386,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     doc["space_exhausted"] = exhausted;
     doc["default_value"] = default_value ? nlohmann::ordered_json(*default_value) : nlohmann::ordered_json(nullptr);
     doc["improvement_over_default"] = improvement ? nlohmann::ordered_json(*improvement) : nlohmann::ordered_json(nullptr);
-    doc["improvement_within_noise"] = best_rem && default_rem && best_rem != default_rem
-                                          ? nlohmann::ordered_json(within_noise)
-                                          : nlohmann::ordered_json(nullptr);  // unknown without both intervals
+    doc["improvement_within_noise"] =
+        within_noise ? nlohmann::ordered_json(*within_noise) : nlohmann::ordered_json(nullptr);
     nlohmann::ordered_json rem = nlohmann::ordered_json::array();
     for (const Remeasured& m : r.remeasured)
       rem.push_back({{"trial", m.number}, {"params", ParamsJson(m.params)}, {"objective", m.objective}, {"n", m.n},
@@ -436,7 +436,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       text += fmt::format("default  {} = {}{}{}{}\n", objective_name, FormatValueText(*default_value),
                           interval(default_rem),
                           improvement ? fmt::format(" -> {:+.1f}% better with the best", 100 * *improvement) : "",
-                          within_noise ? " (within the noise: the intervals overlap)" : "");
+                          within_noise.value_or(false) ? " (within the noise: the intervals overlap)" : "");
     if (!r.pareto.empty()) {
       text += "pareto front\n";
       for (size_t i : r.pareto) {
