@@ -5,14 +5,10 @@
 
 #include <cstdint>
 
+#include "base/hash.h"
+
 namespace cprof {
 namespace {
-
-uint32_t Fnv1a(std::string_view s) {
-  uint32_t h = 2166136261u;
-  for (unsigned char c : s) h = (h ^ c) * 16777619u;
-  return h;
-}
 
 // `name` without a trailing "(...)" parameter list; unchanged when it has none.
 std::string_view WithoutParameters(std::string_view name) {

@@ -2,12 +2,12 @@
 // so that two different names never look the same once cut.
 //
 //   ShortName("void cudnn::bn_bw_1C11_kernel_new<float, float, float2, 128, true, 1>(float, ...)", 48)
-//     == "void cudnn::bn_bw_1C11_ker...128, true, 1> #1b2c"   (the tag depends on the full name)
+//     == "void cudnn::bn_bw_1C11_ker...128, true, 1> #f5c7"   (the tag depends on the full name)
 //
 // A name that fits is returned unchanged. A longer one first loses its trailing parameter list
 // (the same for every instantiation of a kernel, so it tells none apart), then its middle: the
 // start (namespace, kernel) and the end (the last template arguments, where instantiations
-// differ) stay. A cut name ends with " #" and 4 hex digits of a hash of the whole name (FNV-1a,
+// differ) stay. A cut name ends with " #" and 4 hex digits of a hash of the whole name (base/hash.h,
 // stable across runs and commands), so summary and compare tag the same kernel alike and two
 // names cut to the same text still differ. The full name stays in the JSON outputs.
 #pragma once

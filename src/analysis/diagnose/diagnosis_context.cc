@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 
+#include "base/hash.h"
+
 namespace cprof {
 namespace {
 
@@ -19,14 +21,6 @@ uint64_t Mix(uint64_t x) {  // splitmix64 finalizer
   return x;
 }
 
-uint64_t HashText(std::string_view s) {  // FNV-1a
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
 
 }  // namespace
 
@@ -104,7 +98,7 @@ uint64_t DiagnosisContext::content_hash() const {
     std::vector<uint64_t> name_hash(trace_.strings.size(), 0);
     for (uint32_t row = 0; row < s.size(); ++row) {
       const size_t id = Index(s.name_id[row]);
-      if (name_hash[id] == 0) name_hash[id] = HashText(trace_.Str(s.name_id[row])) | 1;
+      if (name_hash[id] == 0) name_hash[id] = Fnv1a(trace_.Str(s.name_id[row])) | 1;
       const uint64_t t = static_cast<uint64_t>(s.ts_ns[row] - trace_.start_ns);
       sum += Mix(name_hash[id] ^ Mix(t ^ Mix(static_cast<uint64_t>(s.dur_ns[row]))));
     }

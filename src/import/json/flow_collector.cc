@@ -1,6 +1,7 @@
 // Flow keys and the end-of-import track resolution of flow endpoints.
 #include "import/json/flow_collector.h"
 
+#include "base/hash.h"
 #include "import/json/buffer_pool.h"
 
 namespace cprof::json {
@@ -14,11 +15,7 @@ inline uint64_t Mix(uint64_t h) {
   return h ^ (h >> 33);
 }
 
-inline uint64_t HashText(std::string_view s, uint64_t seed) {
-  uint64_t h = 0xcbf29ce484222325ull ^ seed;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return Mix(h);
-}
+inline uint64_t HashText(std::string_view s, uint64_t seed) { return Mix(Fnv1a(s, kFnv1aBasis ^ seed)); }
 
 }  // namespace
 

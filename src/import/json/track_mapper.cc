@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "base/hash.h"
 #include "import/json/npu_dialect.h"
 
 namespace cprof::json {
@@ -10,12 +11,6 @@ namespace {
 
 constexpr int64_t kSyntheticBase = -(int64_t{1} << 33);
 constexpr uint64_t kSyntheticSpan = uint64_t{1} << 40;
-
-uint64_t Fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
 
 std::string_view TrimRight(std::string_view s) {
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
