@@ -141,6 +141,26 @@ StatusOr<std::string> SubstituteParams(const std::string& tmpl, const std::map<s
   return out;
 }
 
+std::vector<std::string> SubstituteArguments(const std::vector<std::string>& argv,
+                                             const std::map<std::string, std::string>& params) {
+  std::vector<std::string> out;
+  bool last_is_flag = false;  // out.back() is an option word without placeholders ("--momentum")
+  for (const std::string& a : argv) {
+    StatusOr<std::string> s = SubstituteParams(a, params);
+    if (s.ok()) {
+      last_is_flag = a.size() > 1 && a[0] == '-' && SubstituteParams(a, {}).ok();
+      out.push_back(std::move(*s));
+      continue;
+    }
+    // A placeholder absent from `params`: the parameter is inactive here (TrialRunner::Create
+    // checked that every placeholder names one). The argument goes, and the flag before it; a
+    // flag is taken away once (`-v --m {m} {n}` keeps `-v` when both m and n are inactive).
+    if (last_is_flag) out.pop_back();
+    last_is_flag = false;
+  }
+  return out;
+}
+
 std::string ShellQuote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
@@ -324,6 +344,7 @@ StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(CommandSpec spec, con
       return InvalidInput("--regex '{}': {}", re, e.what());
     }
   }
+  for (const Parameter& p : space.params()) runner->param_names_.push_back(p.name);
   runner->spec_ = std::move(spec);
   return runner;
 }
@@ -333,7 +354,9 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
   std::vector<std::string> argv;
   if (spec_.shell) {
     // Shell mode: the words are shell text; only the substituted values are quoted.
+    // A parameter that is inactive in this configuration is the empty word ('').
     std::map<std::string, std::string> quoted;
+    for (const std::string& name : param_names_) quoted[name] = "''";
     for (const auto& [k, v] : params) quoted[k] = ShellQuote(v);
     std::string joined;
     for (size_t i = 0; i < spec_.argv.size(); ++i) {
@@ -347,15 +370,7 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
     }
     argv = {"/bin/sh", "-c", joined};
   } else {
-    for (const std::string& a : spec_.argv) {
-      auto s = SubstituteParams(a, params);
-      if (!s.ok()) {  // a parameter that is inactive in this configuration
-        res.state = TrialState::kFailed;
-        res.reason = s.status().message();
-        return res;
-      }
-      argv.push_back(*s);
-    }
+    argv = SubstituteArguments(spec_.argv, params);
   }
   // A wrapped trial runs in a folder of its own, its TMPDIR: the wrapper writes its output and
   // its scratch files there (a tracer killed at the timeout leaves its session files behind),

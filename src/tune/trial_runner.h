@@ -11,7 +11,9 @@
 // The command is executed directly (fork + execvp, arguments as a vector, no shell) unless
 // `shell` is set (then `/bin/sh -c` with each substituted value shell-quoted). `{name}` is
 // replaced by the parameter's value, `{{`/`}}` by a literal brace; every active parameter is also
-// exported as CPROF_PARAM_<NAME>. The child runs in its own process group; on timeout the whole
+// exported as CPROF_PARAM_<NAME>. An inactive (conditional) parameter leaves out its argument and
+// that argument's flag (SubstituteArguments), is the empty word '' with `shell`, and leaves an
+// environment template naming it unset. The child runs in its own process group; on timeout the whole
 // group is killed (SIGTERM, then SIGKILL after a grace period).
 // Metrics: the last line of stdout that is a JSON object (`{"latency_ms": 12.3, "mem_mb": 800}`:
 // every numeric field), plus `regex` captures (the last match in stdout; group 1 is the value)
@@ -69,6 +71,14 @@ inline constexpr std::string_view kTrialDirPrefix = "cprof_trial_";
 // Substitutes {name} placeholders; an unknown name is kInvalidInput (checked once at startup).
 StatusOr<std::string> SubstituteParams(const std::string& tmpl, const std::map<std::string, std::string>& params);
 
+// The command's arguments with {name} substituted. A parameter missing from `params` is inactive
+// in this configuration (its `condition` does not hold): an argument naming it is left out, with
+// the option word just before it when that one has no placeholder and starts with '-'
+// (`--momentum {momentum}` or `--momentum={momentum}` disappear whole, as in irace), so the
+// program keeps its own default. `argv` must have passed TrialRunner::Create's check.
+std::vector<std::string> SubstituteArguments(const std::vector<std::string>& argv,
+                                             const std::map<std::string, std::string>& params);
+
 // Quotes `s` for /bin/sh.
 std::string ShellQuote(const std::string& s);
 
@@ -99,6 +109,7 @@ class TrialRunner final : public Evaluator {
 
  private:
   CommandSpec spec_;
+  std::vector<std::string> param_names_;  // every parameter of the space, active or not
   std::vector<std::pair<std::string, std::regex>> regex_;
 };
 

@@ -132,6 +132,46 @@ TEST(TrialRunnerTest, ShellModeQuotesValues) {
   EXPECT_EQ(r.metrics.at("len"), 13);
 }
 
+// A conditional parameter that is inactive leaves out its argument and the flag before it (the
+// program keeps its default), instead of failing the trial: a failure would cost an evaluation and
+// teach the sampler that the parent's value (often the default) is bad.
+TEST(TrialRunnerTest, InactiveParameterDropsItsArgumentAndFlag) {
+  const std::vector<std::string> argv = {"bench", "-v", "--m", "{m}", "--n={n}", "--opt", "{opt}", "{m}"};
+  EXPECT_EQ(SubstituteArguments(argv, {{"opt", "adam"}, {"n", "2"}}),
+            std::vector<std::string>({"bench", "-v", "--n=2", "--opt", "adam"}));
+  EXPECT_EQ(SubstituteArguments(argv, {{"opt", "sgd"}, {"m", "0.9"}}),
+            std::vector<std::string>({"bench", "-v", "--m", "0.9", "--opt", "sgd", "0.9"}));
+  // A flag goes once: with both inactive, `-v` (before `--m`) stays.
+  EXPECT_EQ(SubstituteArguments({"-v", "--m", "{m}", "{n}"}, {}), std::vector<std::string>({"-v"}));
+
+  auto f = ParseSpaceYaml(R"(
+parameters:
+  - {name: opt, type: categorical, values: [adam, sgd]}
+  - {name: momentum, type: float, low: 0, high: 0.99, condition: "opt == 'sgd'"}
+)", "t.yaml");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  CommandSpec spec;
+  spec.argv = {"/bin/sh", "-c", "echo \"{{\\\"argc\\\": $#}}\"", "sh", "--opt", "{opt}", "--momentum", "{momentum}"};
+  auto runner = TrialRunner::Create(spec, f->space);
+  ASSERT_TRUE(runner.ok()) << runner.status().message();
+  Rng rng(1);
+  EvalResult r = (*runner)->Evaluate({{"opt", "adam"}}, rng);
+  ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
+  EXPECT_EQ(r.metrics.at("argc"), 2);
+  r = (*runner)->Evaluate({{"opt", "sgd"}, {"momentum", "0.5"}}, rng);
+  ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
+  EXPECT_EQ(r.metrics.at("argc"), 4);
+
+  // With --shell the inactive parameter is the empty word.
+  spec.shell = true;
+  spec.argv = {"m={momentum}; echo \"{{\\\"len\\\": ${{#m}}}}\""};
+  runner = TrialRunner::Create(spec, f->space);
+  ASSERT_TRUE(runner.ok()) << runner.status().message();
+  r = (*runner)->Evaluate({{"opt", "adam"}}, rng);
+  ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
+  EXPECT_EQ(r.metrics.at("len"), 0);
+}
+
 TEST(TrialRunnerTest, TemplatesAreCheckedAgainstTheSpace) {
   SearchSpace space = Space();
   CommandSpec spec;
