@@ -125,6 +125,27 @@ TEST(SearchSpaceTest, RejectsBadDefinitions) {
   EXPECT_FALSE(ParseSpaceYaml("parameters: [", "x").ok());
 }
 
+// A misspelt field or section would otherwise be ignored: `deafult` runs the study from another
+// baseline, `constraint:` samples what the user meant to exclude. Errors name file, line and field.
+TEST(SearchSpaceTest, TyposAreErrorsNamingTheFileLineAndField) {
+  auto message = [](const std::string& yaml) {
+    auto f = ParseSpaceYaml(yaml, "s.yaml");
+    return f.ok() ? std::string("accepted") : f.status().message();
+  };
+  EXPECT_EQ(message("parameters:\n  - {name: a, type: int, low: 1, high: 4}\n  - {name: b, type: int, low: 1, high: 4, deafult: 2}"),
+            "s.yaml: line 3: parameter 'b': unknown field 'deafult' (known: name, type, low, high, step, log, default, "
+            "values, condition, fixes)");
+  EXPECT_EQ(message("parameters:\n  - {name: a, type: int, low: 1, high: 4}\nconstraint: ['a < 2']"),
+            "s.yaml: unknown field 'constraint' (known: parameters, constraints, env)");
+  EXPECT_EQ(message("parameters:\n  - {name: a, type: int, low: 1, high: 4, log: maybe}"),
+            "s.yaml: line 2: parameter 'a': log: must be true or false (got 'maybe')");
+  EXPECT_EQ(message("parameters:\n  - {name: a, type: int, low: 1, high: 4, default: 9}"),
+            "s.yaml: line 2: parameter 'a': default 9 is not one of its values");
+  EXPECT_EQ(message("parameters:\n  - {name: f, type: categorical, values: [nchw, nhwc], fixes: {layout_conversion: nwhc}}"),
+            "s.yaml: line 2: parameter 'f': fixes.layout_conversion: nwhc is not one of its values");
+  EXPECT_EQ(message("parameters:\n  a: {type: int, low: 1, high: 4, log: true}"), "accepted");
+}
+
 TEST(SearchSpaceTest, ImportsKernelTunerCacheParameters) {
   auto f = LoadSpaceFile(kFixtures + "/pnpoly_RTX_3090.json.gz");
   ASSERT_TRUE(f.ok()) << f.status().message();

@@ -1,7 +1,9 @@
 // The YAML search-space reader (yaml-cpp), and LoadSpaceFile's choice of reader.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "base/byte_source.h"
 #include "tune/space_file.h"
@@ -36,12 +38,38 @@ StatusOr<double> Number(const YAML::Node& n, const std::string& what) {
   return *v;
 }
 
+// A flag that is not `true`/`false` would otherwise surface as yaml-cpp's "bad conversion".
+StatusOr<bool> Bool(const YAML::Node& n, const std::string& what) {
+  bool b = false;
+  if (!n.IsScalar() || !YAML::convert<bool>::decode(n, b))
+    return InvalidInput("{}: must be true or false (got '{}')", what, n.IsScalar() ? n.Scalar() : "a non-scalar");
+  return b;
+}
+
+// The fields a parameter may have: a misspelt one (`deafult`) must not be ignored silently.
+constexpr std::string_view kParameterFields[] = {"name", "type", "low", "high", "step", "log",
+                                                 "default", "values", "condition", "fixes"};
+constexpr std::string_view kTopLevelKeys[] = {"parameters", "constraints", "env"};
+
+template <size_t N>
+Status CheckKeys(const YAML::Node& map, const std::string_view (&known)[N], const std::string& where) {
+  for (const auto& kv : map) {
+    const std::string key = kv.first.Scalar();
+    if (std::find(std::begin(known), std::end(known), key) != std::end(known)) continue;
+    std::string list;
+    for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    return InvalidInput("{}: unknown field '{}' (known: {})", where, key, list);
+  }
+  return Status::Ok();
+}
+
 StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, std::string& condition,
                                   const std::string& origin, SpaceFile& out) {
   Parameter p;
   p.name = name;
-  std::string where = fmt::format("{}: parameter '{}'", origin, name);
+  std::string where = fmt::format("{}: line {}: parameter '{}'", origin, n.Mark().line + 1, name);
   if (!n.IsMap()) return InvalidInput("{}: expected a mapping of fields", where);
+  RETURN_IF_ERROR(CheckKeys(n, kParameterFields, where));
   std::string type = n["type"] ? n["type"].as<std::string>() : (n["values"] ? "ordinal" : "");
   if (type == "int" || type == "integer") p.type = ParamType::kInt;
   else if (type == "float" || type == "real" || type == "double") p.type = ParamType::kFloat;
@@ -57,7 +85,9 @@ StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, 
     } else {
       p.step = p.type == ParamType::kInt ? 1 : 0;
     }
-    if (n["log"]) p.log = n["log"].as<bool>();
+    if (n["log"]) {
+      ASSIGN_OR_RETURN(p.log, Bool(n["log"], where + ": log"));
+    }
   } else {
     const YAML::Node& vals = n["values"];
     if (!vals || !vals.IsSequence() || vals.size() == 0)
@@ -78,7 +108,7 @@ StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, 
     p.default_value = d;
   }
   if (n["condition"]) condition = n["condition"].as<std::string>();
-  RETURN_IF_ERROR(p.Check().WithContext(origin));
+  RETURN_IF_ERROR(p.Check().WithContext(fmt::format("{}: line {}", origin, n.Mark().line + 1)));
   if (const YAML::Node& fixes = n["fixes"]) {
     if (!fixes.IsMap()) return InvalidInput("{}: 'fixes' must map finding categories to values", where);
     for (const auto& kv : fixes) {
@@ -89,6 +119,10 @@ StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, 
       } else if (p.type == ParamType::kFloat) {
         if (auto x = AsNumber(v)) v = Value{*x};
       }
+      // A fix the space cannot take would only be noticed when --from_diagnosis drops it.
+      if (!p.CoordOf(v))
+        return InvalidInput("{}: fixes.{}: {} is not one of its values", where, kv.first.as<std::string>(),
+                            FormatValue(v));
       out.fixes[kv.first.as<std::string>()][name] = v;
     }
   }
@@ -109,6 +143,7 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
   SpaceDefinition def;
   SpaceFile out{};
   try {
+    RETURN_IF_ERROR(CheckKeys(root, kTopLevelKeys, origin));
     const YAML::Node& params = root["parameters"];
     auto add = [&](const std::string& name, const YAML::Node& n) -> Status {
       std::string condition;
