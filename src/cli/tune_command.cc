@@ -172,7 +172,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     ASSIGN_OR_RETURN(DiagnosisGuidance g, LoadDiagnosisGuidance(o.from_diagnosis, /*require_knobs=*/o.space.empty()));
     guidance = std::move(g);
   }
-  if (o.space.empty() && o.replay.empty()) return InvalidInput("tune: give the search space with --space FILE");
+  if (o.space.empty() && o.replay.empty() && !guidance)
+    return InvalidInput("tune: give the search space with --space FILE (or --from_diagnosis REPORT for its knobs)");
   if (o.replay.empty() && o.command.empty())
     return InvalidInput("tune: give the command to run after `--` (or --replay CACHE.json.gz)");
   if (!o.replay.empty() && !o.command.empty()) return InvalidInput("tune: --replay and a command exclude each other");
@@ -185,8 +186,29 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       return InvalidInput("--sampler '{}': choose auto, gp, tpe, evolution or random", o.sampler);
   }
 
-  // The space: a file, or the replay cache's own parameter lists.
-  ASSIGN_OR_RETURN(SpaceFile space_file, LoadSpaceFile(o.space.empty() ? o.replay : o.space));
+  // The space: a file, the replay cache's own parameter lists, or the knobs the findings suggest.
+  SpaceFile space_file;
+  if (o.space.empty() && o.replay.empty()) {
+    StatusOr<SearchSpace> knobs = SearchSpace::Create(guidance->space);
+    if (!knobs.ok()) return knobs.status().WithContext("--from_diagnosis " + o.from_diagnosis);
+    space_file.space = std::move(knobs).value();
+    space_file.format = "diagnosis";
+    space_file.fixes = guidance->fixes;
+    if (!o.quiet) {
+      ctx.err << "space from " << o.from_diagnosis << ":";
+      for (const Parameter& p : space_file.space.params()) {
+        std::string values;
+        for (const tune::Value& v : p.values) {
+          const std::string text = FormatValue(v);
+          values += (values.empty() ? "" : ", ") + (text.empty() ? std::string("''") : text);
+        }
+        ctx.err << " {" << p.name << "} [" << values << "]";
+      }
+      ctx.err << "\n";
+    }
+  } else {
+    ASSIGN_OR_RETURN(space_file, LoadSpaceFile(o.space.empty() ? o.replay : o.space));
+  }
   const SearchSpace& space = space_file.space;
 
   TuneOptions topt;
@@ -432,11 +454,18 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     for (const Remeasured& m : r.remeasured)
       text += fmt::format("re-measured trial {}: {} = {} [{}, {}] (95% CI, n={})\n", m.number, m.objective,
                           FormatValueText(m.mean), FormatValueText(m.ci_low), FormatValueText(m.ci_high), m.n);
-    if (default_value)
+    const bool default_is_best = r.best && r.default_trial && *r.best == *r.default_trial;
+    if (default_value) {
       text += fmt::format("default  {} = {}{}{}{}\n", objective_name, FormatValueText(*default_value),
                           interval(default_rem),
-                          improvement ? fmt::format(" -> {:+.1f}% better with the best", 100 * *improvement) : "",
+                          default_is_best ? " -> the default is the best configuration found"
+                          : improvement   ? fmt::format(" -> {:+.1f}% better with the best", 100 * *improvement)
+                                          : "",
                           within_noise.value_or(false) ? " (within the noise: the intervals overlap)" : "");
+    } else if (r.default_trial && r.trials[*r.default_trial].state == TrialState::kFailed) {
+      // Without this line a failing baseline looks like a study that never ran it.
+      text += fmt::format("default  failed: {}\n", r.trials[*r.default_trial].reason);
+    }
     if (!r.pareto.empty()) {
       text += "pareto front\n";
       for (size_t i : r.pareto) {

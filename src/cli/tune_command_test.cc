@@ -468,5 +468,58 @@ TEST(TuneCommandTest, DefaultRuntimeAdjustmentKeepsRecommendRuntimesFile) {
   EXPECT_NE(r.err.find("runtime_adjustment.yaml holds recommend-runtime's settings; kept"), std::string::npos) << r.err;
 }
 
+// --from_diagnosis without --space tunes the knobs the findings suggest (issue 8: "turns findings
+// into a space and a starting point"): it used to stop with "give the search space with --space".
+// The finding's fix (channels_last) runs right after the default, and the choice is written.
+TEST(TuneCommandTest, FromDiagnosisAloneTunesTheFindingsKnobs) {
+  fs::path dir = TempDir("diagnosis_space");
+  std::ofstream(dir / "report.yaml") << "findings:\n"
+                                        "  - {category: layout_conversion, confidence: 0.9, title: copies}\n"
+                                        "  - {category: gc, confidence: 0.9, title: pauses}\n";
+  // channels_last takes 2 ms, contiguous_format 5 ms.
+  const std::vector<std::string> cmd = {"--", "/bin/sh", "-c",
+                                        "[ \"$1\" = channels_last ] && echo '{{\"ms\": 2}}' || echo '{{\"ms\": 5}}'",
+                                        "sh", "{memory_format}"};
+  std::vector<std::string> args = {"--from_diagnosis", "report.yaml", "--budget", "4", "--seed", "1", "--storage",
+                                   "memory", "--remeasure", "0"};
+  args.insert(args.end(), cmd.begin(), cmd.end());
+  ProcessResult r = Tune(args, dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("space from report.yaml: {memory_format} [contiguous_format, channels_last]"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("guided start from report.yaml: memory_format=channels_last (layout_conversion: copies)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("best     ms = 2 (trial 1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("default  ms = 5 -> +60.0% better with the best"), std::string::npos) << r.out;
+  const std::string yaml = cli_test::ReadFile(dir / "runtime_adjustment.yaml");
+  EXPECT_NE(yaml.find("memory_format:\n    value: channels_last"), std::string::npos) << yaml;
+
+  // A placeholder the generated space lacks names the ones it has.
+  args = {"--from_diagnosis", "report.yaml", "--storage", "memory", "--", "/bin/echo", "{threads}"};
+  r = Tune(args, dir.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no parameter named 'threads' (the space has {memory_format})"), std::string::npos) << r.err;
+}
+
+// The summary says when the default was the best (it said "+0.0% better with the best"), and
+// what happened to a default that failed (it said nothing).
+TEST(TuneCommandTest, SummarySaysWhenTheDefaultIsBestOrFailed) {
+  fs::path dir = TempDir("default_line");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 2, default: 1}\n";
+  auto run = [&](const std::string& script) {
+    return Tune({"--space", "space.yaml", "--budget", "3", "--storage", "memory", "--remeasure", "0", "--", "/bin/sh",
+                 "-c", script, "sh", "{x}"},
+                dir.string());
+  };
+  ProcessResult r = run("echo \"{{\\\"ms\\\": $(( ($1 - 1) * ($1 - 1) + 1 ))}}\"");  // x = 1 (default) best
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("default  ms = 1 -> the default is the best configuration found"), std::string::npos) << r.out;
+  r = run("[ $1 = 1 ] && {{ echo 'out of memory' >&2; exit 3; }}; echo \"{{\\\"ms\\\": $(( $1 + 1 ))}}\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("default  failed: exit code 3: out of memory"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace cprof::cli

@@ -29,25 +29,37 @@ Parameter Ordinal(std::string name, std::vector<Value> values, Value def) {
   return p;
 }
 
+struct Knob {
+  Parameter param;
+  std::optional<Value> fix;  // the value that addresses the finding, when one is standard
+};
+
 // The knobs a category suggests; the first value (or the given default) is today's behaviour.
-std::vector<Parameter> KnobsFor(const std::string& category) {
-  if (category == "layout_conversion") return {Categorical("memory_format", {"contiguous_format", "channels_last"})};
+std::vector<Knob> KnobsFor(const std::string& category) {
+  if (category == "layout_conversion")
+    return {{Categorical("memory_format", {"contiguous_format", "channels_last"}), Value{"channels_last"}}};
   if (category == "thread_oversubscription") {
     const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
     std::vector<Value> threads;
     for (int64_t n = 1; n < cores; n *= 2) threads.emplace_back(n);
     threads.emplace_back(cores);
-    return {Ordinal("num_threads", threads, cores)};
+    // Fewer threads than cores leaves room for the busy threads outside the pool.
+    std::optional<Value> fewer;
+    if (threads.size() > 1) fewer = threads[threads.size() - 2];
+    return {{Ordinal("num_threads", threads, cores), fewer}};
   }
   if (category == "memory_churn" || category == "memory_fragmentation" || category == "env_config")
-    return {Categorical("alloc_conf", {"", "expandable_segments:True", "max_split_size_mb:128",
-                                       "garbage_collection_threshold:0.8"})};
+    return {{Categorical("alloc_conf", {"", "expandable_segments:True", "max_split_size_mb:128",
+                                        "garbage_collection_threshold:0.8"}),
+             Value{"expandable_segments:True"}}};
   if (category == "launch_overhead" || category == "fusion_candidate")
-    return {Categorical("compile_mode", {"none", "default", "reduce-overhead", "max-autotune"})};
+    return {{Categorical("compile_mode", {"none", "default", "reduce-overhead", "max-autotune"}), Value{"default"}}};
   if (category == "dataloader" || category == "host_gap")
-    return {Ordinal("num_workers", {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}}, int64_t{0}),
-            Categorical("pin_memory", {int64_t{0}, int64_t{1}})};
-  if (category == "affinity_api") return {Categorical("optimizer_impl", {"for_loop", "foreach", "fused"})};
+    return {{Ordinal("num_workers", {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}}, int64_t{0}),
+             Value{int64_t{2}}},
+            {Categorical("pin_memory", {int64_t{0}, int64_t{1}}), std::nullopt}};
+  if (category == "affinity_api")
+    return {{Categorical("optimizer_impl", {"for_loop", "foreach", "fused"}), Value{"foreach"}}};
   return {};
 }
 
@@ -70,6 +82,7 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
   };
   std::vector<Suggested> knobs;
   std::vector<GuidanceFinding> findings;
+  std::map<std::string, std::map<std::string, Value>> g_fixes;
   try {
     for (const YAML::Node& f : root["findings"]) {
       if (!f.IsMap() || !f["category"]) continue;
@@ -78,7 +91,9 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
       const std::string category = f["category"].as<std::string>();
       const std::string title = f["title"] ? f["title"].as<std::string>() : category;
       findings.push_back({category, confidence, title});
-      for (Parameter& p : KnobsFor(category)) {
+      for (Knob& k : KnobsFor(category)) {
+        if (k.fix && !g_fixes[category].count(k.param.name)) g_fixes[category][k.param.name] = *k.fix;
+        Parameter& p = k.param;
         auto it = std::find_if(knobs.begin(), knobs.end(), [&](const Suggested& s) { return s.param.name == p.name; });
         const std::string why = category + ": " + title;
         if (it == knobs.end()) {
@@ -98,6 +113,7 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
                        source, kMinGuidanceConfidence);
   DiagnosisGuidance g;
   g.findings = std::move(findings);
+  g.fixes = std::move(g_fixes);
   for (Suggested& k : knobs) {
     g.start[k.param.name] = *k.param.default_value;
     g.why[k.param.name] = k.why;

@@ -39,6 +39,9 @@ struct DiagnosisGuidance {
   std::map<std::string, Value> start;       // the configuration to evaluate first
   std::map<std::string, std::string> why;   // parameter -> the finding that suggested it
   std::vector<GuidanceFinding> findings;    // confidence >= kMinGuidanceConfidence, report order
+  // finding category -> {knob -> the value that addresses it} for `space`, in the form of a space
+  // file's `fixes:` (GuidedStartFor): tune without --space starts from these right after `start`.
+  std::map<std::string, std::map<std::string, Value>> fixes;
 };
 
 // The guided start in a user's own space: for each finding (in report order), the parameters whose

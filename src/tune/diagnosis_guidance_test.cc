@@ -48,6 +48,11 @@ TEST(DiagnosisGuidanceTest, CategoriesBecomeKnobsWithTodayAsTheStart) {
   EXPECT_EQ(g->why.at("compile_mode"), "launch_overhead: many tiny ops");  // the more confident one
   EXPECT_EQ(g->why.count("num_threads"), 0u);  // below kMinGuidanceConfidence
   EXPECT_TRUE(SearchSpace::Create(g->space).ok());
+  // Each finding's standard fix, in a space file's `fixes:` form (the guided start without --space).
+  EXPECT_EQ(g->fixes.at("layout_conversion").at("memory_format"), Value{"channels_last"});
+  EXPECT_EQ(g->fixes.at("launch_overhead").at("compile_mode"), Value{"default"});
+  EXPECT_EQ(g->fixes.count("thread_oversubscription"), 0u);
+  EXPECT_EQ(g->fixes.count("tail_latency"), 0u);
 }
 
 TEST(DiagnosisGuidanceTest, GuidedStartInTheUsersOwnSpace) {

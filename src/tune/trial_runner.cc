@@ -333,9 +333,18 @@ StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(CommandSpec spec, con
   if (spec.argv.empty()) return InvalidInput("no command to tune: give it after --");
   // Validate every template against the space with placeholder values.
   std::map<std::string, std::string> probe;
-  for (const Parameter& p : space.params()) probe[p.name] = "x";
-  for (const std::string& a : spec.argv) RETURN_IF_ERROR(SubstituteParams(a, probe).status().WithContext("command"));
-  for (const auto& [k, v] : spec.env) RETURN_IF_ERROR(SubstituteParams(v, probe).status().WithContext("env " + k));
+  std::string names;  // for the error: which placeholders there are
+  for (const Parameter& p : space.params()) {
+    probe[p.name] = "x";
+    names += (names.empty() ? "{" : ", {") + p.name + "}";
+  }
+  auto check = [&](const std::string& tmpl, const std::string& where) -> Status {
+    Status st = SubstituteParams(tmpl, probe).status();
+    if (st.ok()) return st;
+    return InvalidInput("{}: {} (the space has {})", where, st.message(), names);
+  };
+  for (const std::string& a : spec.argv) RETURN_IF_ERROR(check(a, "command"));
+  for (const auto& [k, v] : spec.env) RETURN_IF_ERROR(check(v, "env " + k));
   auto runner = std::unique_ptr<TrialRunner>(new TrialRunner());
   for (const auto& [name, re] : spec.regex) {
     try {
