@@ -173,7 +173,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     guidance = std::move(g);
   }
   if (o.space.empty() && o.replay.empty() && !guidance)
-    return InvalidInput("tune: give the search space with --space FILE (or --from_diagnosis REPORT for its knobs)");
+    return InvalidInput(
+        "tune: give the search space with --space FILE (or --from_diagnosis REPORT for its knobs)");
   if (o.replay.empty() && o.command.empty())
     return InvalidInput("tune: give the command to run after `--` (or --replay CACHE.json.gz)");
   if (!o.replay.empty() && !o.command.empty()) return InvalidInput("tune: --replay and a command exclude each other");
@@ -459,8 +460,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       text += fmt::format("default  {} = {}{}{}{}\n", objective_name, FormatValueText(*default_value),
                           interval(default_rem),
                           default_is_best ? " -> the default is the best configuration found"
-                          : improvement   ? fmt::format(" -> {:+.1f}% better with the best", 100 * *improvement)
-                                          : "",
+                          : improvement ? fmt::format(" -> {:+.1f}% better with the best", 100 * *improvement)
+                                        : "",
                           within_noise.value_or(false) ? " (within the noise: the intervals overlap)" : "");
     } else if (r.default_trial && r.trials[*r.default_trial].state == TrialState::kFailed) {
       // Without this line a failing baseline looks like a study that never ran it.

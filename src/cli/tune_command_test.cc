@@ -477,19 +477,21 @@ TEST(TuneCommandTest, FromDiagnosisAloneTunesTheFindingsKnobs) {
                                         "  - {category: layout_conversion, confidence: 0.9, title: copies}\n"
                                         "  - {category: gc, confidence: 0.9, title: pauses}\n";
   // channels_last takes 2 ms, contiguous_format 5 ms.
-  const std::vector<std::string> cmd = {"--", "/bin/sh", "-c",
-                                        "[ \"$1\" = channels_last ] && echo '{{\"ms\": 2}}' || echo '{{\"ms\": 5}}'",
-                                        "sh", "{memory_format}"};
-  std::vector<std::string> args = {"--from_diagnosis", "report.yaml", "--budget", "4", "--seed", "1", "--storage",
-                                   "memory", "--remeasure", "0"};
+  const std::vector<std::string> cmd = {
+      "--", "/bin/sh",
+      "-c", "[ \"$1\" = channels_last ] && echo '{{\"ms\": 2}}' || echo '{{\"ms\": 5}}'",
+      "sh", "{memory_format}"};
+  std::vector<std::string> args = {"--from_diagnosis", "report.yaml", "--budget",    "4", "--seed", "1",
+                                   "--storage",        "memory",      "--remeasure", "0"};
   args.insert(args.end(), cmd.begin(), cmd.end());
   ProcessResult r = Tune(args, dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("space from report.yaml: {memory_format} [contiguous_format, channels_last]"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("guided start from report.yaml: memory_format=channels_last (layout_conversion: copies)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("guided start from report.yaml: memory_format=channels_last (layout_conversion: copies)"),
+      std::string::npos)
       << r.err;
   EXPECT_NE(r.out.find("best     ms = 2 (trial 1)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("default  ms = 5 -> +60.0% better with the best"), std::string::npos) << r.out;
@@ -500,7 +502,28 @@ TEST(TuneCommandTest, FromDiagnosisAloneTunesTheFindingsKnobs) {
   args = {"--from_diagnosis", "report.yaml", "--storage", "memory", "--", "/bin/echo", "{threads}"};
   r = Tune(args, dir.string());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("no parameter named 'threads' (the space has {memory_format})"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no parameter named 'threads' (the space has {memory_format})"), std::string::npos)
+      << r.err;
+}
+
+// A study is one space, objective and command: the same --study with another command is refused,
+// and the message names the command (it said "another search space or objective" only).
+TEST(TuneCommandTest, AnotherCommandOnANamedStudyIsRefusedNamingTheCommand) {
+  fs::path dir = TempDir("named_study");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 2, default: 1}\n";
+  auto run = [&](const std::string& ms) {
+    return Tune({"--space", "space.yaml", "--study", "mine", "--storage", "sqlite://s.db", "--objective",
+                 "ms", "--budget", "2", "--remeasure", "0", "--quiet", "--", "/bin/echo",
+                 "{{\"ms\": " + ms + ", \"x\": {x}}}"},
+                dir.string());
+  };
+  ProcessResult r = run("1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run("2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("study 'mine' exists with another search space, objective or command"),
+            std::string::npos)
+      << r.err;
 }
 
 // The summary says when the default was the best (it said "+0.0% better with the best"), and
@@ -509,13 +532,14 @@ TEST(TuneCommandTest, SummarySaysWhenTheDefaultIsBestOrFailed) {
   fs::path dir = TempDir("default_line");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 2, default: 1}\n";
   auto run = [&](const std::string& script) {
-    return Tune({"--space", "space.yaml", "--budget", "3", "--storage", "memory", "--remeasure", "0", "--", "/bin/sh",
-                 "-c", script, "sh", "{x}"},
+    return Tune({"--space", "space.yaml", "--budget", "3", "--storage", "memory", "--remeasure", "0", "--",
+                 "/bin/sh", "-c", script, "sh", "{x}"},
                 dir.string());
   };
   ProcessResult r = run("echo \"{{\\\"ms\\\": $(( ($1 - 1) * ($1 - 1) + 1 ))}}\"");  // x = 1 (default) best
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("default  ms = 1 -> the default is the best configuration found"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("default  ms = 1 -> the default is the best configuration found"), std::string::npos)
+      << r.out;
   r = run("[ $1 = 1 ] && {{ echo 'out of memory' >&2; exit 3; }}; echo \"{{\\\"ms\\\": $(( $1 + 1 ))}}\"");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("default  failed: exit code 3: out of memory"), std::string::npos) << r.out;

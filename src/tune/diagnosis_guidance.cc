@@ -53,7 +53,8 @@ std::vector<Knob> KnobsFor(const std::string& category) {
                                         "garbage_collection_threshold:0.8"}),
              Value{"expandable_segments:True"}}};
   if (category == "launch_overhead" || category == "fusion_candidate")
-    return {{Categorical("compile_mode", {"none", "default", "reduce-overhead", "max-autotune"}), Value{"default"}}};
+    return {{Categorical("compile_mode", {"none", "default", "reduce-overhead", "max-autotune"}),
+             Value{"default"}}};
   if (category == "dataloader" || category == "host_gap")
     return {{Ordinal("num_workers", {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}}, int64_t{0}),
              Value{int64_t{2}}},

@@ -74,7 +74,8 @@ class PostgresStorage final : public StudyStorage {
     ASSIGN_OR_RETURN(Result q, Exec("SELECT id, fingerprint FROM cprof_tune_studies WHERE name = $1", {name}));
     if (PQntuples(q.get()) != 1) return Internal("PostgreSQL: study '{}' vanished", name);
     if (Get(q, 0, 1) != fingerprint)
-      return InvalidInput("study '{}' exists with another search space or objective (use another --study)", name);
+      return InvalidInput(
+          "study '{}' exists with another search space, objective or command (use another --study)", name);
     return std::stoll(Get(q, 0, 0));
   }
 

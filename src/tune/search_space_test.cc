@@ -132,8 +132,10 @@ TEST(SearchSpaceTest, TyposAreErrorsNamingTheFileLineAndField) {
     auto f = ParseSpaceYaml(yaml, "s.yaml");
     return f.ok() ? std::string("accepted") : f.status().message();
   };
-  EXPECT_EQ(message("parameters:\n  - {name: a, type: int, low: 1, high: 4}\n  - {name: b, type: int, low: 1, high: 4, deafult: 2}"),
-            "s.yaml: line 3: parameter 'b': unknown field 'deafult' (known: name, type, low, high, step, log, default, "
+  EXPECT_EQ(message("parameters:\n  - {name: a, type: int, low: 1, high: 4}\n  - {name: b, type: int, low: "
+                    "1, high: 4, deafult: 2}"),
+            "s.yaml: line 3: parameter 'b': unknown field 'deafult' (known: name, type, low, high, step, "
+            "log, default, "
             "values, condition, fixes)");
   EXPECT_EQ(message("parameters:\n  - {name: a, type: int, low: 1, high: 4}\nconstraint: ['a < 2']"),
             "s.yaml: unknown field 'constraint' (known: parameters, constraints, env)");
@@ -141,7 +143,8 @@ TEST(SearchSpaceTest, TyposAreErrorsNamingTheFileLineAndField) {
             "s.yaml: line 2: parameter 'a': log: must be true or false (got 'maybe')");
   EXPECT_EQ(message("parameters:\n  - {name: a, type: int, low: 1, high: 4, default: 9}"),
             "s.yaml: line 2: parameter 'a': default 9 is not one of its values");
-  EXPECT_EQ(message("parameters:\n  - {name: f, type: categorical, values: [nchw, nhwc], fixes: {layout_conversion: nwhc}}"),
+  EXPECT_EQ(message("parameters:\n  - {name: f, type: categorical, values: [nchw, nhwc], fixes: "
+                    "{layout_conversion: nwhc}}"),
             "s.yaml: line 2: parameter 'f': fixes.layout_conversion: nwhc is not one of its values");
   EXPECT_EQ(message("parameters:\n  a: {type: int, low: 1, high: 4, log: true}"), "accepted");
 }

@@ -42,13 +42,14 @@ StatusOr<double> Number(const YAML::Node& n, const std::string& what) {
 StatusOr<bool> Bool(const YAML::Node& n, const std::string& what) {
   bool b = false;
   if (!n.IsScalar() || !YAML::convert<bool>::decode(n, b))
-    return InvalidInput("{}: must be true or false (got '{}')", what, n.IsScalar() ? n.Scalar() : "a non-scalar");
+    return InvalidInput("{}: must be true or false (got '{}')", what,
+                        n.IsScalar() ? n.Scalar() : "a non-scalar");
   return b;
 }
 
 // The fields a parameter may have: a misspelt one (`deafult`) must not be ignored silently.
-constexpr std::string_view kParameterFields[] = {"name", "type", "low", "high", "step", "log",
-                                                 "default", "values", "condition", "fixes"};
+constexpr std::string_view kParameterFields[] = {"name", "type",    "low",    "high",      "step",
+                                                 "log",  "default", "values", "condition", "fixes"};
 constexpr std::string_view kTopLevelKeys[] = {"parameters", "constraints", "env"};
 
 template <size_t N>

@@ -116,8 +116,9 @@ class SqliteStorage final : public StudyStorage {
       q.Bind(1, name);
       if (q.Step() == SQLITE_ROW) {
         if (q.Text(1) != fingerprint)
-          return InvalidInput("{}: study '{}' exists with another search space or objective (use another --study)",
-                              path_, name);
+          return InvalidInput(
+              "{}: study '{}' exists with another search space, objective or command (use another --study)",
+              path_, name);
         id = q.Int(0);
         return Status::Ok();
       }

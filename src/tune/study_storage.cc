@@ -44,7 +44,7 @@ class MemoryStorage final : public StudyStorage {
     for (size_t i = 0; i < db_->studies.size(); ++i) {
       if (db_->studies[i].name != name) continue;
       if (db_->studies[i].fingerprint != fingerprint)
-        return InvalidInput("study '{}' exists with another search space or objective", name);
+        return InvalidInput("study '{}' exists with another search space, objective or command", name);
       return static_cast<int64_t>(i + 1);
     }
     db_->studies.push_back({name, fingerprint, {}, {}});

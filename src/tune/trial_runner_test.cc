@@ -148,10 +148,12 @@ TEST(TrialRunnerTest, InactiveParameterDropsItsArgumentAndFlag) {
 parameters:
   - {name: opt, type: categorical, values: [adam, sgd]}
   - {name: momentum, type: float, low: 0, high: 0.99, condition: "opt == 'sgd'"}
-)", "t.yaml");
+)",
+                          "t.yaml");
   ASSERT_TRUE(f.ok()) << f.status().message();
   CommandSpec spec;
-  spec.argv = {"/bin/sh", "-c", "echo \"{{\\\"argc\\\": $#}}\"", "sh", "--opt", "{opt}", "--momentum", "{momentum}"};
+  spec.argv = {"/bin/sh",    "-c",        "echo \"{{\\\"argc\\\": $#}}\"", "sh", "--opt", "{opt}",
+               "--momentum", "{momentum}"};
   auto runner = TrialRunner::Create(spec, f->space);
   ASSERT_TRUE(runner.ok()) << runner.status().message();
   Rng rng(1);
