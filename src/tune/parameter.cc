@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "tune/rng.h"
 
@@ -43,11 +44,16 @@ Value Parameter::ValueAt(double coord) const {
       return values[i];
     }
     case ParamType::kInt: return Value{static_cast<int64_t>(std::llround(GridValue(*this, std::round(coord))))};
-    case ParamType::kFloat:
+    case ParamType::kFloat: {
       if (!continuous()) return Value{GridValue(*this, std::round(coord))};
       coord = std::clamp(coord, 0.0, 1.0);
-      if (log) return Value{low * std::exp(coord * std::log(high / low))};
-      return Value{low + coord * (high - low)};
+      double v = log ? low * std::exp(coord * std::log(high / low)) : low + coord * (high - low);
+      // 15 significant digits: the round trip through the coordinate returns what the space file
+      // says (a log-scale default 0.01 came back as 0.010000000000000005, passed on so to the
+      // command), and sampled values print short; the change is below 1e-15 relative.
+      v = std::strtod(fmt::format("{:.15g}", v).c_str(), nullptr);
+      return Value{std::clamp(v, low, high)};
+    }
   }
   return Value{};
 }

@@ -86,6 +86,27 @@ parameters:
   }
 }
 
+// The default configuration passes the space file's values to the command as written: a log-scale
+// 0.01 went out as 0.010000000000000005 (the round trip through its unit coordinate).
+TEST(SearchSpaceTest, FloatDefaultsSurviveTheCoordinateRoundTrip) {
+  SpaceFile f = Load(R"(
+parameters:
+  - {name: lr, type: float, low: 1.0e-4, high: 0.1, log: true, default: 0.01}
+  - {name: drop, type: float, low: 0.1, high: 0.7, default: 0.3}
+  - {name: wd, type: float, low: 1.0e-6, high: 1.0e-2, log: true, default: 3.0e-5}
+)");
+  auto d = f.space.DefaultConfig();
+  ASSERT_TRUE(d.has_value());
+  std::map<std::string, std::string> named = f.space.Named(*d);
+  EXPECT_EQ(named.at("lr"), "0.01");
+  EXPECT_EQ(named.at("drop"), "0.3");
+  EXPECT_EQ(named.at("wd"), "3e-05");
+  // The ends stay inside the bounds.
+  const Parameter& lr = f.space.params()[0];
+  EXPECT_EQ(std::get<double>(lr.ValueAt(1.0)), 0.1);
+  EXPECT_EQ(std::get<double>(lr.ValueAt(0.0)), 1.0e-4);
+}
+
 TEST(SearchSpaceTest, ConstraintsPruneEnumeration) {
   SpaceFile f = Load(R"(
 parameters:
