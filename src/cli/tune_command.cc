@@ -211,6 +211,10 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     ASSIGN_OR_RETURN(space_file, LoadSpaceFile(o.space.empty() ? o.replay : o.space));
   }
   const SearchSpace& space = space_file.space;
+  // Else the study "runs", tries nothing and says "all 0 configurations were tried".
+  if (const auto* all = space.Enumerated(); all && all->empty())
+    return InvalidInput("{}: no configuration satisfies the constraints",
+                        o.space.empty() ? (o.replay.empty() ? o.from_diagnosis : o.replay) : o.space);
 
   TuneOptions topt;
   ASSIGN_OR_RETURN(topt.objectives, ParseObjectives(o.objective, o.replay.empty() ? "" : ReplayEvaluator::kMetric));

@@ -526,6 +526,17 @@ TEST(TuneCommandTest, AnotherCommandOnANamedStudyIsRefusedNamingTheCommand) {
       << r.err;
 }
 
+// Constraints that exclude every configuration are bad input, not a study of 0 evaluations.
+TEST(TuneCommandTest, ConstraintsExcludingEverythingAreAnError) {
+  fs::path dir = TempDir("empty_space");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 1, high: 4}\n"
+                                       "constraints:\n  - \"x > 10\"\n";
+  ProcessResult r =
+      Tune({"--space", "space.yaml", "--storage", "memory", "--", "/bin/echo", "{x}"}, dir.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("space.yaml: no configuration satisfies the constraints"), std::string::npos) << r.err;
+}
+
 // The summary says when the default was the best (it said "+0.0% better with the best"), and
 // what happened to a default that failed (it said nothing).
 TEST(TuneCommandTest, SummarySaysWhenTheDefaultIsBestOrFailed) {

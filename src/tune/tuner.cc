@@ -534,7 +534,9 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
   if (!st.error.ok()) return st.error;
 
   ASSIGN_OR_RETURN(TuneResult result, LoadStudy(space, storage, options));
-  result.resumed = static_cast<int64_t>(before.size());
+  // Finished trials only: one left pending by a killed run is run again here, not resumed.
+  result.resumed = std::count_if(before.begin(), before.end(),
+                                 [](const TrialRecord& t) { return t.state != TrialState::kPending; });
   result.run_here = st.run_here;
 
   // Re-measure the best configurations, so the reported numbers carry an interval.

@@ -82,7 +82,7 @@ struct TuneResult {
   std::vector<Remeasured> remeasured;   // the top configurations, then the default if not among them
   std::optional<size_t> remeasured_best;  // index into remeasured: the one `best` points at
   int64_t evaluations = 0;   // complete + failed in the study
-  int64_t resumed = 0;       // trials already in the study when this run started
+  int64_t resumed = 0;       // trials already finished in the study when this run started
   int64_t run_here = 0;      // trials this run evaluated
 };
 

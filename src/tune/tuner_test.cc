@@ -192,6 +192,7 @@ TEST(TunerTest, TrialOfADeadWorkerIsRunAgain) {
   ASSERT_TRUE(res.ok()) << res.status().message();
   EXPECT_EQ(res->evaluations, 5);
   EXPECT_NE(res->trials[0].state, TrialState::kPending);  // finished by the new run
+  EXPECT_EQ(res->resumed, 0);  // it was run again, not resumed (the summary said "1 resumed")
   ExpectNoDuplicates(*res);
 }
 
