@@ -35,20 +35,27 @@ std::string ConvergenceSvg(const TuningReportData& d) {
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">no complete trial</text></svg>", kW / 2, kH / 2);
     return svg;
   }
-  double lo = *std::min_element(values.begin(), values.end());
-  double hi = *std::max_element(values.begin(), values.end());
+  const double vmin = *std::min_element(values.begin(), values.end());
+  const double vmax = *std::max_element(values.begin(), values.end());
+  // A log axis when positive values span more than 20x: otherwise one bad configuration (a 250 ms
+  // trial beside 0.5-10 ms ones) flattens every other point and the best-so-far line into the axis.
+  const bool log_axis = vmin > 0 && vmax / vmin > kLogAxisRatio;
+  auto scale = [&](double v) { return log_axis ? std::log10(v) : v; };
+  auto unscale = [&](double s) { return log_axis ? std::pow(10.0, s) : s; };
+  double lo = scale(vmin), hi = scale(vmax);
   if (hi <= lo) hi = lo + (lo == 0 ? 1 : std::fabs(lo) * 0.1);
   const double pad = (hi - lo) * 0.05;
-  lo -= pad;
+  // A linear axis of non-negative values (times, sizes) does not pad below zero.
+  lo = !log_axis && vmin >= 0 ? std::max(0.0, lo - pad) : lo - pad;
   hi += pad;
   const size_t n = d.trials.size();
   auto x = [&](size_t i) { return kL + (n == 1 ? 0.5 : static_cast<double>(i) / (n - 1)) * (kW - kL - kR); };
-  auto y = [&](double v) { return kT + (hi - v) / (hi - lo) * (kH - kT - kB); };
+  auto y = [&](double v) { return kT + (hi - scale(v)) / (hi - lo) * (kH - kT - kB); };
   // Axes and ticks.
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>", kL, kT, kH - kB);
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#888\"/>", kL, kH - kB, kW - kR);
   for (int k = 0; k <= 4; ++k) {
-    const double v = lo + (hi - lo) * k / 4;
+    const double v = unscale(lo + (hi - lo) * k / 4);
     svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>", kL - 6, y(v) + 4,
                        Html(Num(v)));
   }
@@ -57,9 +64,10 @@ std::string ConvergenceSvg(const TuningReportData& d) {
                        kH - kB + 16, d.trials[i].number);
   svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">trials in evaluation order (labels: trial number)</text>",
                      (kL + kW - kR) / 2, kH - 6);
-  svg += fmt::format("<text x=\"14\" y=\"{}\" font-size=\"12\" transform=\"rotate(-90 14 {})\" "
-                     "text-anchor=\"middle\">{}</text>",
-                     kH / 2, kH / 2, Html(d.objective));
+  svg += fmt::format(
+      "<text x=\"14\" y=\"{}\" font-size=\"12\" transform=\"rotate(-90 14 {})\" "
+      "text-anchor=\"middle\">{}</text>",
+      kH / 2, kH / 2, Html(d.objective + (log_axis ? " (log scale)" : "")));
   if (d.default_trial && d.trials[*d.default_trial].value) {
     const double yd = y(*d.trials[*d.default_trial].value);
     svg += fmt::format("<line class=\"default\" x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"#c0392b\" "

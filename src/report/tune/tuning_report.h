@@ -58,7 +58,10 @@ std::string TuningReportHtml(const TuningReportData& d);
 std::string ParamsText(const std::map<std::string, std::string>& params);
 
 // The convergence curve alone (an <svg> element): one dot per complete trial, failed trials as
-// crosses on the top edge, the best-so-far as a step line, the default as a dashed line.
+// crosses on the top edge, the best-so-far as a step line, the default as a dashed line. The
+// value axis is logarithmic (and says so) when the values are positive and the largest is more
+// than kLogAxisRatio times the smallest.
+inline constexpr double kLogAxisRatio = 20;
 std::string ConvergenceSvg(const TuningReportData& d);
 
 }  // namespace cprof

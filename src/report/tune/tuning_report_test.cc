@@ -53,6 +53,36 @@ TEST(TuningReport, ConvergenceShowsEveryTrialTheBestSoFarAndTheDefault) {
   EXPECT_EQ(Count(svg, "fill=\"#12a150\""), 1u) << "one best dot";
 }
 
+// y of the dot of trial `number` in the svg.
+double DotY(const std::string& svg, int number) {
+  size_t at = svg.find("<title>trial " + std::to_string(number) + ": ");
+  size_t cy = svg.rfind("cy=\"", at);
+  return std::stod(svg.substr(cy + 4));
+}
+
+// One bad configuration (250 ms beside 0.5-8 ms) flattened every other dot into the axis: the
+// axis turns logarithmic and says so; values within 20x of each other keep a linear axis that
+// does not go below zero for a non-negative objective (it showed -11.68 for a latency).
+TEST(TuningReport, WideRangesGetALogAxis) {
+  TuningReportData d = Study();
+  const double values[] = {8, 250, 4, 0.5, 0, 2};
+  for (int i = 0; i < 6; ++i)
+    if (d.trials[i].value) d.trials[i].value = values[i];
+  std::string svg = ConvergenceSvg(d);
+  EXPECT_NE(svg.find("latency_ms (log scale)"), std::string::npos);
+  // Equal ratios are equal distances: 8 -> 4 -> 2 -> 0.5 step by 1, 1 and 2 times log10(2).
+  const double step = DotY(svg, 2) - DotY(svg, 0);
+  EXPECT_GT(step, 10);
+  EXPECT_NEAR(DotY(svg, 5) - DotY(svg, 2), step, 0.2);
+  EXPECT_NEAR(DotY(svg, 3) - DotY(svg, 5), 2 * step, 0.2);
+
+  TuningReportData zero = Study();
+  zero.trials[3].value = 0;  // 0-120 ms: no log axis
+  std::string linear = ConvergenceSvg(zero);
+  EXPECT_EQ(linear.find("log scale"), std::string::npos);
+  EXPECT_EQ(linear.find(">-"), std::string::npos) << "a negative tick on a latency axis";
+}
+
 TEST(TuningReport, PageHasResultImportanceAndEscapesNames) {
   std::string html = TuningReportHtml(Study());
   EXPECT_NE(html.find("Best: trial 3"), std::string::npos);
