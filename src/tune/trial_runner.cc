@@ -131,7 +131,14 @@ StatusOr<std::string> SubstituteParams(const std::string& tmpl, const std::map<s
       if (close == std::string::npos) return InvalidInput("'{}': unclosed '{{'", tmpl);
       std::string name = tmpl.substr(i + 1, close - i - 1);
       auto it = params.find(name);
-      if (it == params.end()) return InvalidInput("'{}': no parameter named '{}'", tmpl, name);
+      if (it == params.end()) {
+        // `{"t": 1}` in a JSON snippet is the usual way here: say how to write it.
+        const bool identifier = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+          return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-' || ch == '.';
+        });
+        return InvalidInput("'{}': no parameter named '{}'{}", tmpl, name,
+                            identifier ? "" : " (write a literal brace as {{ or }})");
+      }
       out += it->second;
       i = close;
     } else {

@@ -37,6 +37,10 @@ TEST(TrialRunnerTest, Substitution) {
   EXPECT_EQ(*SubstituteParams("--a={a} {b}", p), "--a=1 x y");
   EXPECT_EQ(*SubstituteParams("{{literal}} {a}", p), "{literal} 1");
   EXPECT_FALSE(SubstituteParams("{c}", p).ok());
+  EXPECT_EQ(SubstituteParams("{c}", p).status().message(), "'{c}': no parameter named 'c'");
+  // A JSON snippet with single braces: the error says how to write them.
+  EXPECT_EQ(SubstituteParams("echo {\"t\": 1}", p).status().message(),
+            "'echo {\"t\": 1}': no parameter named '\"t\": 1' (write a literal brace as {{ or }})");
   EXPECT_FALSE(SubstituteParams("{a", p).ok());
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
 }
