@@ -487,8 +487,10 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     std::string command_text = o.replay.empty() ? fmt::format("{}", fmt::join(o.command, " ")) : "replay " + o.replay;
     OutputOptions out;
     out.output = o.report;
-    RETURN_IF_ERROR(WriteOutput(
-        out, TuningReportHtml(TuningReportFrom(r, objective_name, maximize, command_text, guided_text)), ctx));
+    RETURN_IF_ERROR(WriteOutput(out,
+                                TuningReportHtml(TuningReportFrom(r, objective_name, maximize, command_text,
+                                                                  guided_text, topt.objectives)),
+                                ctx));
     if (!o.quiet) ctx.err << "tuning report written to " << o.report << "\n";
   }
   if (r.best && (guidance || !o.runtime_adjustment.empty())) {

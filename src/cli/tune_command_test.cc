@@ -136,6 +136,31 @@ TEST(TuneCommandTest, ReportIsAnHtmlPageWithTheCurveAndImportance) {
   EXPECT_NE(bad.err.find("/nonexistent/dir/x.html"), std::string::npos) << bad.err;
 }
 
+// Several objectives: the terminal and --json gave the Pareto front, the report did not.
+TEST(TuneCommandTest, ReportShowsTheParetoFrontOfSeveralObjectives) {
+  fs::path dir = TempDir("pareto_report");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
+  // ms falls with x, mb rises with it: every x is on the front.
+  ProcessResult r =
+      Tune({"--space",     "space.yaml",
+            "--objective", "ms:min,mb:min",
+            "--budget",    "4",
+            "--storage",   "memory",
+            "--remeasure", "0",
+            "--quiet",     "--json",
+            "--report",    "study.html",
+            "--",          "/bin/sh",
+            "-c",          "echo \"{{\\\"ms\\\": $(( 10 - $1 )), \\\"mb\\\": $(( 100 + $1 ))}}\"",
+            "sh",          "{x}"},
+           dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(LastJsonLine(r.out)["pareto_front"].size(), 4u);
+  const std::string page = cli_test::ReadFile(dir / "study.html");
+  ASSERT_NE(page.find("<h2>Pareto front</h2>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<th>ms (min)</th><th>mb (min)</th>"), std::string::npos);
+  EXPECT_NE(page.find("<td>7</td><td>103</td><td class=\"l\"><code>x=3</code>"), std::string::npos);
+}
+
 TEST(TuneCommandTest, ContractFlagsAndErrors) {
   // Both spellings of multi-word flags; durations with units.
   ProcessResult dash =

@@ -1,12 +1,15 @@
 // TuneResult -> TuningReportData: see tune_html_report.h.
 #include "cli/tune_html_report.h"
 
+#include <cmath>
+
 #include "tune/parameter_importance.h"
 
 namespace cprof::cli {
 
 TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& objective, bool maximize,
-                                  const std::string& command, const std::string& guided_start) {
+                                  const std::string& command, const std::string& guided_start,
+                                  const std::vector<tune::ObjectiveSpec>& objectives) {
   TuningReportData d;
   d.study = r.study_name;
   d.objective = objective;
@@ -34,6 +37,18 @@ TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& 
     if (r.trials[i].state == tune::TrialState::kInfeasible) continue;
     if (const tune::Remeasured* m = tune::RemeasuredOf(r, i)) d.trials[k].remeasured = m - r.remeasured.data();
     ++k;
+  }
+  if (!r.pareto.empty() && objectives.size() > 1) {
+    for (const tune::ObjectiveSpec& o : objectives)
+      d.pareto_objectives.push_back(o.name + (o.maximize ? " (max)" : " (min)"));
+    for (size_t i : r.pareto) {
+      TuningReportParetoPoint p{r.trials[i].number, {}, r.trials[i].params};
+      for (const tune::ObjectiveSpec& o : objectives) {
+        auto it = r.trials[i].metrics.find(o.name);
+        p.values.push_back(it == r.trials[i].metrics.end() ? std::nan("") : it->second);
+      }
+      d.pareto.push_back(std::move(p));
+    }
   }
   for (const tune::ParameterImportance& p : tune::ParameterImportances(r.trials, objective))
     d.importances.push_back({p.name, p.share, p.eta_squared, p.levels});

@@ -5,13 +5,16 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "report/tune/tuning_report.h"
 #include "tune/tuner.h"
 
 namespace cprof::cli {
 
+// `objectives`: all of the study's (the Pareto front's columns); `objective` is the first.
 TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& objective, bool maximize,
-                                  const std::string& command, const std::string& guided_start);
+                                  const std::string& command, const std::string& guided_start,
+                                  const std::vector<tune::ObjectiveSpec>& objectives = {});
 
 }  // namespace cprof::cli

@@ -153,6 +153,21 @@ std::string TuningReportHtml(const TuningReportData& d) {
     b += "</table>\n";
   }
 
+  if (!d.pareto.empty()) {
+    b += "<h2>Pareto front</h2>\n<p class=\"small\">The configurations no other trial beats on every "
+         "objective "
+         "(as measured during the search); the curve and importance below follow the first objective.</p>\n"
+         "<table><tr><th>trial</th>";
+    for (const std::string& name : d.pareto_objectives) b += "<th>" + Html(name) + "</th>";
+    b += "<th class=\"l\">configuration</th></tr>\n";
+    for (const TuningReportParetoPoint& p : d.pareto) {
+      b += fmt::format("<tr><td>{}</td>", p.number);
+      for (double v : p.values) b += "<td>" + Html(Num(v)) + "</td>";
+      b += "<td class=\"l\"><code>" + Html(ParamsText(p.params)) + "</code></td></tr>\n";
+    }
+    b += "</table>\n";
+  }
+
   b += "<h2>Convergence</h2>\n";
   b += "<p class=\"small\">Dots: each trial's " + Html(d.objective) +
        " (the best in green); line: the best so far; dashed: the default configuration; ×: a failed trial.</p>\n";

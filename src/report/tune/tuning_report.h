@@ -1,6 +1,7 @@
 // The HTML report of a tuning study: the result (best configuration, its re-measured interval,
-// the change against the default), the convergence curve (every trial's objective and the best
-// so far, as inline SVG), parameter importance, and the trials. A static page with no script.
+// the change against the default), the Pareto front when there are several objectives, the
+// convergence curve (every trial's objective and the best so far, as inline SVG), parameter
+// importance, and the trials. A static page with no script.
 //
 //   TuningReportData d;   // filled by `tune` from its TuneResult (cli/tune_command.cc)
 //   std::string html = TuningReportHtml(d);
@@ -39,6 +40,13 @@ struct TuningReportImportance {
   int levels = 0;
 };
 
+// A configuration on the Pareto front of a study with several objectives.
+struct TuningReportParetoPoint {
+  int64_t number = 0;
+  std::vector<double> values;  // one per TuningReportData::pareto_objectives
+  std::map<std::string, std::string> params;
+};
+
 struct TuningReportData {
   std::string study;
   std::string objective;         // e.g. "latency_ms"
@@ -50,6 +58,9 @@ struct TuningReportData {
   std::vector<TuningReportRemeasured> remeasured;
   std::vector<TuningReportImportance> importances;
   std::string guided_start;      // "threads=2 (thread_oversubscription)" when --from_diagnosis
+  // Several objectives: their names ("latency_ms (min)") and the non-dominated trials.
+  std::vector<std::string> pareto_objectives;
+  std::vector<TuningReportParetoPoint> pareto;
 };
 
 std::string TuningReportHtml(const TuningReportData& d);

@@ -83,6 +83,17 @@ TEST(TuningReport, WideRangesGetALogAxis) {
   EXPECT_EQ(linear.find(">-"), std::string::npos) << "a negative tick on a latency axis";
 }
 
+TEST(TuningReport, ParetoFrontIsATableOnlyWithSeveralObjectives) {
+  TuningReportData d = Study();
+  EXPECT_EQ(TuningReportHtml(d).find("Pareto front"), std::string::npos);
+  d.pareto_objectives = {"latency_ms (min)", "mem_mb (min)"};
+  d.pareto = {{3, {60, 900}, {{"threads", "4"}}}, {1, {80, 500}, {{"threads", "<2>"}}}};
+  const std::string html = TuningReportHtml(d);
+  EXPECT_NE(html.find("<th>latency_ms (min)</th><th>mem_mb (min)</th>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td>3</td><td>60</td><td>900</td>"), std::string::npos);
+  EXPECT_NE(html.find("threads=&lt;2&gt;"), std::string::npos);
+}
+
 TEST(TuningReport, PageHasResultImportanceAndEscapesNames) {
   std::string html = TuningReportHtml(Study());
   EXPECT_NE(html.find("Best: trial 3"), std::string::npos);
