@@ -319,6 +319,14 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   int64_t infeasible_unreported = 0;
   if (!o.quiet) {
     progress = [&ctx, &topt, &infeasible_unreported](const Progress& p) {
+      if (const Remeasured* m = p.remeasured) {
+        // Each configuration runs max(3, --repeats) more times here: minutes of silence otherwise.
+        ctx.err << fmt::format("[re-measured {}/{}] trial {}: {} = {} [{}, {}] (95% CI, n={})\n",
+                               p.evaluations, p.budget, m->number, m->objective, FormatValueText(m->mean),
+                               FormatValueText(m->ci_low), FormatValueText(m->ci_high), m->n);
+        ctx.err.flush();
+        return;
+      }
       const TrialSummary& t = *p.trial;
       if (t.state == TrialState::kInfeasible) {
         ++infeasible_unreported;
@@ -331,7 +339,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
         for (const ObjectiveSpec& obj : topt.objectives)
           if (auto it = t.metrics.find(obj.name); it != t.metrics.end())
             what += fmt::format("{}{}={}", what.empty() ? "" : " ", obj.name, FormatValueText(it->second));
-        if (what.empty() && !t.metrics.empty()) what = t.metrics.begin()->first + "=" + FormatValueText(t.metrics.begin()->second);
+        if (what.empty() && !t.metrics.empty())
+          what = t.metrics.begin()->first + "=" + FormatValueText(t.metrics.begin()->second);
       } else {
         what = std::string(TrialStateName(t.state)) + (t.reason.empty() ? "" : ": " + t.reason);
       }
@@ -515,7 +524,9 @@ Command AddTuneCommand(CLI::App& root) {
                   "\"mean(decode)\", \"throughput(step):max\", \"mem_peak(run)\"; default: the only metric the "
                   "command reports (\"time\" with --replay)");
   cmd->add_option("--budget", o->budget, "evaluations in the whole study, failed ones included (default 100)");
-  cmd->add_option("--time", o->time, "stop this run after this long (\"30m\")");
+  cmd->add_option(
+      "--time", o->time,
+      "stop the search after this long (\"30m\"); the re-measurement of --remeasure comes after it");
   cmd->add_option("--sampler", o->sampler, "auto (default), gp, tpe, evolution or random");
   cmd->add_option("--repeats", o->repeats, "measurements per configuration; clearly worse ones stop early (racing)");
   cmd->add_option("--timeout", o->timeout, "kill a trial's process group after this long (\"60s\"); the trial fails");

@@ -551,6 +551,25 @@ TEST(TuneCommandTest, AnotherCommandOnANamedStudyIsRefusedNamingTheCommand) {
       << r.err;
 }
 
+// The re-measurement at the end runs each configuration max(3, --repeats) more times: it reports
+// progress too (with 5-minute trials it was a silent quarter of an hour per configuration).
+TEST(TuneCommandTest, ReMeasurementReportsProgress) {
+  fs::path dir = TempDir("remeasure_progress");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
+  ProcessResult r = Tune({"--space", "space.yaml", "--budget", "3", "--storage", "memory", "--remeasure", "1",
+                          "--", "/bin/sh", "-c", "echo \"{{\\\"ms\\\": $(( 10 - $1 ))}}\"", "sh", "{x}"},
+                         dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The best and the default (x = 0, the worst): two configurations.
+  EXPECT_NE(r.err.find("[re-measured 1/2] trial "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[re-measured 2/2] trial 0: ms = 10 [10, 10] (95% CI, n=4)"), std::string::npos)
+      << r.err;
+  r = Tune({"--space", "space.yaml", "--budget", "3", "--storage", "memory", "--remeasure", "1", "--quiet",
+            "--", "/bin/sh", "-c", "echo \"{{\\\"ms\\\": $(( 10 - $1 ))}}\"", "sh", "{x}"},
+           dir.string());
+  EXPECT_EQ(r.err.find("re-measured"), std::string::npos) << r.err;
+}
+
 // Constraints that exclude every configuration are bad input, not a study of 0 evaluations.
 TEST(TuneCommandTest, ConstraintsExcludingEverythingAreAnError) {
   fs::path dir = TempDir("empty_space");

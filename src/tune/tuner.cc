@@ -566,6 +566,13 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
       }
       MeanInterval ci = MeanConfidenceInterval(xs);
       result.remeasured.push_back({t.number, t.params, st.objectives[0].name, xs.size(), ci.mean, ci.low, ci.high});
+      if (progress) {
+        Progress p;
+        p.evaluations = static_cast<int64_t>(result.remeasured.size());
+        p.budget = static_cast<int64_t>(order.size());
+        p.remeasured = &result.remeasured.back();
+        progress(p);
+      }
     }
     // The recommendation is the best re-measured mean: a lucky first measurement does not win.
     const double sign = st.objectives[0].maximize ? -1 : 1;

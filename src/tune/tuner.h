@@ -92,7 +92,10 @@ const Remeasured* RemeasuredOf(const TuneResult& r, size_t trial);
 struct Progress {
   int64_t evaluations = 0;
   int64_t budget = 0;
-  const TrialSummary* trial = nullptr;  // the one that just finished
+  const TrialSummary* trial = nullptr;  // the one that just finished; null in the re-measurement
+  // During the re-measurement at the end (after the search and outside --time), once per
+  // configuration as it finishes: `evaluations` of `budget` configurations are done.
+  const Remeasured* remeasured = nullptr;
   std::optional<double> best_value;     // first objective, in its own direction
   double eta_s = -1;                    // -1 when unknown
 };
