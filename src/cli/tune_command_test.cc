@@ -333,6 +333,38 @@ TEST(TuneCommandTest, ResumesAfterKill9WithNothingLostOrRepeated) {
 // Ctrl-C: the signal reaches tune alone (trials run in their own process groups); tune passes it
 // on, the running trial dies with its process group, tune dies of the signal, and the trial stays
 // running in the study, so the same command runs it again.
+// kill -9 of tune ends the running trial's processes too: an orphaned trial went on running (here
+// for 60 s) beside the rerun that resumed the study, competing for the cores it measures on.
+TEST(TuneCommandTest, Kill9EndsTheRunningTrialsProcesses) {
+  fs::path dir = TempDir("kill9_orphans");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
+  const std::string pids = (dir / "pids").string();
+  // The command and a background child of it, both sleeping a minute.
+  const pid_t tune =
+      StartQuietly({kBinary, "tune", "--space", (dir / "space.yaml").string(), "--storage", "memory",
+                    "--budget", "2", "--quiet", "--", "/bin/sh", "-c",
+                    "sleep 60 & echo $! >> " + pids + "; echo $$ >> " + pids + "; wait", "sh", "{x}"});
+  ASSERT_GT(tune, 0);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (Lines(pids).size() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::vector<std::string> started = Lines(pids);
+  ASSERT_EQ(started.size(), 2u);
+  auto alive = [](const std::string& pid) {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string p, comm, state;
+    return static_cast<bool>(stat >> p >> comm >> state) && state != "Z";
+  };
+  ASSERT_TRUE(alive(started[0]) && alive(started[1]));
+  ASSERT_EQ(::kill(tune, SIGKILL), 0);
+  ::waitpid(tune, nullptr, 0);
+  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while ((alive(started[0]) || alive(started[1])) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(alive(started[0])) << "the trial's background sleep outlived tune";
+  EXPECT_FALSE(alive(started[1])) << "the trial's shell outlived tune";
+}
+
 TEST(TuneCommandTest, InterruptStopsTheRunningTrialAndTheRerunRunsIt) {
   Workload w = MakeWorkload("interrupt", 0);
   const std::string sleep_file = (w.dir / "sleep_s").string();

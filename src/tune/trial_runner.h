@@ -14,7 +14,8 @@
 // exported as CPROF_PARAM_<NAME>. An inactive (conditional) parameter leaves out its argument and
 // that argument's flag (SubstituteArguments), is the empty word '' with `shell`, and leaves an
 // environment template naming it unset. The child runs in its own process group; on timeout the whole
-// group is killed (SIGTERM, then SIGKILL after a grace period).
+// group is killed (SIGTERM, then SIGKILL after a grace period), and so it is when tune itself
+// dies, kill -9 included (the group's first process supervises the command).
 // Metrics: the last line of stdout that is a JSON object (`{"latency_ms": 12.3, "mem_mb": 800}`:
 // every numeric field), plus `regex` captures (the last match in stdout; group 1 is the value)
 // under their names. A nonzero exit, a signal, a timeout or an objective missing from the output
