@@ -12,6 +12,8 @@ packages=(
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
   zlib1g-dev libzstd-dev libprotobuf-dev protobuf-compiler libsqlite3-dev sqlite3
   libboost-dev libeigen3-dev libpq-dev postgresql libdw-dev libelf-dev
+  # cluster --mpi: one analysis over the processes of an MPI job
+  libopenmpi-dev openmpi-bin
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # real PyTorch workloads (Debian's interpreter: /usr/bin/python3)

@@ -4,12 +4,16 @@
 // statistical test and evidence, the straggler's cost per step, slow links and the communication
 // matrix summary. By default it reads each rank's summary tables (step_trace_time.csv,
 // communication*.json, the same inputs msprof-analyze uses); --full_trace imports every trace and
-// recomputes the breakdown from it. Broken ranks are listed as unreadable; the run goes on.
+// recomputes the breakdown from it. Broken ranks are listed as unreadable; the run goes on. With
+// --mpi (under mpirun) the processes of the MPI job share the loading (cli/cluster_mpi.h).
 #include <chrono>
 #include <filesystem>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "analysis/cluster/rank_loader.h"
+#include "cli/cluster_mpi.h"
 #include "cli/cluster_render.h"
 #include "cli/commands.h"
 #include "import/ascend/ascend_layout.h"
@@ -22,6 +26,7 @@ struct ClusterOptions {
   std::vector<std::string> dirs;
   OutputOptions output;
   bool full_trace = false;
+  bool mpi = false;
   int jobs = 0;
 };
 
@@ -30,6 +35,7 @@ CommandResult RunCluster(const ClusterOptions& o, CommandContext& ctx) {
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> paths;
+  std::vector<std::string> notes;  // printed by one process only under --mpi
   std::set<std::filesystem::path> seen;  // one folder named twice (or inside another input) is read once
   for (const std::string& d : o.dirs) {
     std::error_code ec;
@@ -43,7 +49,7 @@ CommandResult RunCluster(const ClusterOptions& o, CommandContext& ctx) {
       std::filesystem::path canonical = std::filesystem::weakly_canonical(p, ec);
       if (ec || canonical.empty()) canonical = p;
       if (!seen.insert(canonical).second) {
-        ctx.err << "cann-profiler: note: " << p << " is among the inputs more than once; read once\n";
+        notes.push_back(p + " is among the inputs more than once; read once");
         continue;
       }
       paths.push_back(std::move(p));
@@ -62,9 +68,20 @@ CommandResult RunCluster(const ClusterOptions& o, CommandContext& ctx) {
     }
     return t;
   };
-  LoadedRanks loaded = LoadRankSummaries(paths, load, /*prefer_trace_steps=*/full, o.jobs);
+  LoadedRanks loaded;
+  int processes = 1;
+  if (o.mpi) {
+    ASSIGN_OR_RETURN(MpiLoad shared, LoadRankSummariesOverMpi(paths, load, /*prefer_trace_steps=*/full, o.jobs));
+    if (shared.process != 0) return ExitCode::kOk;  // process 0 reports for the job
+    loaded = std::move(*shared.all);
+    processes = shared.processes;
+    notes.push_back(fmt::format("{} inputs loaded by {} MPI processes", paths.size(), shared.processes));
+  } else {
+    loaded = LoadRankSummaries(paths, load, /*prefer_trace_steps=*/full, o.jobs);
+  }
+  for (const std::string& n : notes) ctx.err << "cann-profiler: note: " << n << "\n";
   ClusterReport report = AnalyzeCluster(std::move(loaded.ranks), std::move(loaded.unreadable));
-  ClusterRunInfo info{.inputs = o.dirs, .mode = full ? "full_trace" : "summary_tables"};
+  ClusterRunInfo info{.inputs = o.dirs, .mode = full ? "full_trace" : "summary_tables", .processes = processes};
   info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string text = format == "json" ? DumpJson(ClusterReportToJson(report, info))
                                       : ClusterReportToMarkdown(report, info);
@@ -84,7 +101,10 @@ Command AddClusterCommand(CLI::App& root) {
       ->required();
   cmd->add_flag("--full_trace", o->full_trace,
                 "import every rank's full trace and recompute the breakdown from it (default: summary tables)");
-  cmd->add_option("--jobs", o->jobs, "ranks loaded at once (default: all cores)");
+  cmd->add_option("--jobs", o->jobs, "ranks loaded at once (default: all cores; per process under --mpi)");
+  cmd->add_flag("--mpi", o->mpi,
+                "under mpirun: the job's processes share the loading, process 0 writes the report (inputs must be "
+                "at the same paths on every host)");
   AddOutputOptions(cmd, &o->output, "text, md, json");
   return {cmd, [o](CommandContext& ctx) { return RunCluster(*o, ctx); }};
 }

@@ -160,6 +160,7 @@ nlohmann::ordered_json ClusterReportToJson(const ClusterReport& r, const Cluster
   }
   doc["communication_matrix"] = matrix;
   doc["elapsed_seconds"] = info.seconds;
+  doc["processes"] = info.processes;
   return doc;
 }
 

@@ -15,6 +15,7 @@ struct ClusterRunInfo {
   std::vector<std::string> inputs;
   std::string mode;  // "summary_tables" or "full_trace"
   double seconds = 0;
+  int processes = 1;  // MPI processes that loaded the ranks (cluster --mpi), else 1
 };
 
 nlohmann::ordered_json ClusterReportToJson(const ClusterReport& r, const ClusterRunInfo& info);
