@@ -169,7 +169,11 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
   std::optional<DiagnosisGuidance> guidance;
   if (!o.from_diagnosis.empty()) {
-    ASSIGN_OR_RETURN(DiagnosisGuidance g, LoadDiagnosisGuidance(o.from_diagnosis, /*require_knobs=*/o.space.empty()));
+    // ReadDiagnosisFile says "is a trace ...; run `cann-profiler diagnose --trace` first" for a
+    // trace given by mistake, as generate-plan and visualize do.
+    ASSIGN_OR_RETURN(std::string report, ReadDiagnosisFile(o.from_diagnosis));
+    ASSIGN_OR_RETURN(DiagnosisGuidance g,
+                     ParseDiagnosisGuidance(report, o.from_diagnosis, /*require_knobs=*/o.space.empty()));
     guidance = std::move(g);
   }
   if (o.space.empty() && o.replay.empty() && !guidance)

@@ -561,6 +561,13 @@ TEST(TuneCommandTest, FromDiagnosisAloneTunesTheFindingsKnobs) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no parameter named 'threads' (the space has {memory_format})"), std::string::npos)
       << r.err;
+
+  // A trace given for the report says what to run first (it said "not a diagnosis report").
+  const std::string trace = CPROF_FIXTURES_DIR "/kineto/hta/nccl_parser_config/nccl_data.json.gz";
+  r = Tune({"--from_diagnosis", trace, "--storage", "memory", "--", "/bin/echo", "{memory_format}"},
+           dir.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("run `cann-profiler diagnose --trace"), std::string::npos) << r.err;
 }
 
 // A study is one space, objective and command: the same --study with another command is refused,
