@@ -168,6 +168,17 @@ TEST(SearchSpaceTest, TyposAreErrorsNamingTheFileLineAndField) {
                     "{layout_conversion: nwhc}}"),
             "s.yaml: line 2: parameter 'f': fixes.layout_conversion: nwhc is not one of its values");
   EXPECT_EQ(message("parameters:\n  a: {type: int, low: 1, high: 4, log: true}"), "accepted");
+  // A condition no configuration meets: the parameter would never be tuned.
+  EXPECT_EQ(message("parameters:\n  - {name: opt, type: categorical, values: [sgd, adam]}\n"
+                    "  - {name: m, type: float, low: 0, high: 1, step: 0.5, condition: \"opt == 'sdg'\"}"),
+            "s.yaml: parameter 'm': its condition \"opt == 'sdg'\" holds in no configuration of the space");
+  EXPECT_EQ(message("parameters:\n  - {name: opt, type: categorical, values: [sgd, adam]}\n"
+                    "  - {name: lr, type: float, low: 0.001, high: 1, log: true}\n"
+                    "  - {name: m, type: float, low: 0, high: 1, condition: \"opt == 'sdg'\"}"),
+            "s.yaml: parameter 'm': its condition \"opt == 'sdg'\" holds in no configuration of the space");
+  EXPECT_EQ(message("parameters:\n  - {name: opt, type: categorical, values: [sgd, adam]}\n"
+                    "  - {name: m, type: float, low: 0, high: 1, condition: \"opt == 'sgd'\"}"),
+            "accepted");
 }
 
 TEST(SearchSpaceTest, ImportsKernelTunerCacheParameters) {

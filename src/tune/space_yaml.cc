@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "base/byte_source.h"
+#include "tune/rng.h"
 #include "tune/space_file.h"
 
 namespace cprof::tune {
@@ -174,9 +175,29 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
   } catch (const YAML::Exception& e) {
     return InvalidInput("{}: line {}: {}", origin, e.mark.line + 1, e.msg);
   }
+  const std::vector<std::string> conditions = def.conditions;
   auto space = SearchSpace::Create(std::move(def));
   if (!space.ok()) return space.status().WithContext(origin);
   out.space = std::move(space).value();
+  // A condition that holds in no configuration (`opt == 'sdg'` where opt has no value 'sdg')
+  // would leave its parameter out of every trial without a word. Exact over an enumerable space;
+  // otherwise over 4096 uniform draws (seeded: the same file always loads the same way).
+  std::vector<Config> configs;
+  const std::vector<Config>* all = out.space.Enumerated();
+  if (!all && out.space.has_conditions()) {
+    Rng rng(0x5ace);
+    for (int k = 0; k < 4096; ++k)
+      configs.push_back(out.space.Canonicalize(out.space.SampleUniform(rng), &rng));
+    all = &configs;
+  }
+  for (size_t i = 0; all && !all->empty() && i < out.space.size() && i < conditions.size(); ++i) {
+    if (conditions[i].empty()) continue;
+    const bool ever =
+        std::any_of(all->begin(), all->end(), [i](const Config& c) { return !std::isnan(c[i]); });
+    if (!ever)
+      return InvalidInput("{}: parameter '{}': its condition \"{}\" holds in no configuration of the space",
+                          origin, out.space.param(i).name, conditions[i]);
+  }
   out.format = "yaml";
   return out;
 }
