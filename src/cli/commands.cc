@@ -4,7 +4,7 @@
 namespace cprof::cli {
 
 std::vector<Command> AddAllCommands(CLI::App& root) {
-  return {AddSummaryCommand(root), AddInfoCommand(root), AddConvertCommand(root),
+  return {AddSummaryCommand(root), AddInfoCommand(root), AddQueryCommand(root), AddConvertCommand(root),
           AddMetricsCommand(root), AddValidateCommand(root), AddCompareCommand(root),
           AddDiagnoseCommand(root), AddGeneratePlanCommand(root), AddRecommendRuntimeCommand(root),
           AddCaseCardCommand(root), AddVisualizeCommand(root), AddClusterCommand(root),

@@ -10,6 +10,7 @@ namespace cprof::cli {
 
 Command AddSummaryCommand(CLI::App& root);  // summary_command.cc
 Command AddInfoCommand(CLI::App& root);     // info_command.cc
+Command AddQueryCommand(CLI::App& root);    // query_command.cc
 Command AddConvertCommand(CLI::App& root);  // convert_command.cc
 Command AddMetricsCommand(CLI::App& root);  // metrics_command.cc
 Command AddTraceCommand(CLI::App& root);    // trace_command.cc

@@ -20,7 +20,7 @@ CommandResult RunConvert(const ConvertOptions& o, CommandContext& ctx) {
   ExportFormat format;
   if (!o.format.empty()) {
     std::optional<ExportFormat> f = ExportFormatFromName(o.format);
-    if (!f) return InvalidInput("unknown --format '{}'; formats: pb (perfetto), json (chrome)", o.format);
+    if (!f) return InvalidInput("unknown --format '{}'; formats: pb (perfetto), json (chrome), sqlite", o.format);
     format = *f;
   } else {
     ASSIGN_OR_RETURN(format, ExportFormatFromPath(o.output));

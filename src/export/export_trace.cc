@@ -3,6 +3,7 @@
 
 #include "export/chrome/chrome_json_writer.h"
 #include "export/perfetto/perfetto_writer.h"
+#include "export/sqlite/sqlite_writer.h"
 
 namespace cprof {
 
@@ -10,6 +11,7 @@ std::string_view ExportFormatName(ExportFormat f) {
   switch (f) {
     case ExportFormat::kPerfettoPb: return "pb";
     case ExportFormat::kChromeJson: return "json";
+    case ExportFormat::kSqlite: return "sqlite";
   }
   return "?";
 }
@@ -17,6 +19,7 @@ std::string_view ExportFormatName(ExportFormat f) {
 std::optional<ExportFormat> ExportFormatFromName(std::string_view name) {
   if (name == "pb" || name == "perfetto" || name == "perfetto-trace") return ExportFormat::kPerfettoPb;
   if (name == "json" || name == "chrome" || name == "chrome_json") return ExportFormat::kChromeJson;
+  if (name == "sqlite" || name == "db") return ExportFormat::kSqlite;
   return std::nullopt;
 }
 
@@ -24,14 +27,16 @@ StatusOr<ExportFormat> ExportFormatFromPath(const std::string& path) {
   auto ends = [&](std::string_view ext) { return path.size() > ext.size() && path.ends_with(ext); };
   if (ends(".pb") || ends(".perfetto-trace") || ends(".pftrace")) return ExportFormat::kPerfettoPb;
   if (ends(".json") || ends(".json.gz")) return ExportFormat::kChromeJson;
+  if (ends(".sqlite") || ends(".db")) return ExportFormat::kSqlite;
   return InvalidInput("{}: cannot tell the output format from the extension; use .pb "
-                      "(Perfetto), .json or .json.gz (Chrome JSON), or pass --format", path);
+                      "(Perfetto), .json or .json.gz (Chrome JSON), .sqlite or .db (SQLite), or pass --format", path);
 }
 
 Status ExportTrace(const Trace& trace, const std::string& path, ExportFormat format) {
   switch (format) {
     case ExportFormat::kPerfettoPb: return WritePerfettoTrace(trace, path);
     case ExportFormat::kChromeJson: return WriteChromeJson(trace, path);
+    case ExportFormat::kSqlite: return WriteSqlite(trace, path);
   }
   return Internal("unknown export format");
 }

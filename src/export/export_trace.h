@@ -15,6 +15,7 @@ namespace cprof {
 enum class ExportFormat {
   kPerfettoPb,  // .pb / .perfetto-trace: opens in ui.perfetto.dev; our native format
   kChromeJson,  // .json / .json.gz: chrome://tracing, Perfetto UI
+  kSqlite,      // .sqlite / .db: one SQL table per trace table (export/sqlite/sqlite_writer.h)
 };
 
 std::string_view ExportFormatName(ExportFormat f);
