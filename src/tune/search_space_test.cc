@@ -179,6 +179,13 @@ TEST(SearchSpaceTest, TyposAreErrorsNamingTheFileLineAndField) {
   EXPECT_EQ(message("parameters:\n  - {name: opt, type: categorical, values: [sgd, adam]}\n"
                     "  - {name: m, type: float, low: 0, high: 1, condition: \"opt == 'sgd'\"}"),
             "accepted");
+  // Defaults that break a constraint: the study ran without its baseline and said nothing.
+  const std::string blocks =
+      "parameters:\n  - {name: bx, type: ordinal, values: [8, 32], default: 32}\n"
+      "  - {name: by, type: ordinal, values: [8, 64], default: 64}\nconstraints:\n";
+  EXPECT_EQ(message(blocks + "  - \"bx * by <= 256\""),
+            "s.yaml: the default configuration (bx=32 by=64) breaks the constraint \"bx * by <= 256\"");
+  EXPECT_EQ(message(blocks + "  - \"bx * by <= 2048\""), "accepted");
 }
 
 TEST(SearchSpaceTest, ImportsKernelTunerCacheParameters) {

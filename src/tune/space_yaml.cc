@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <map>
 
 #include "base/byte_source.h"
 #include "tune/rng.h"
@@ -179,6 +180,30 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
   auto space = SearchSpace::Create(std::move(def));
   if (!space.ok()) return space.status().WithContext(origin);
   out.space = std::move(space).value();
+  // Defaults that break a constraint: the study would run without its baseline (no default trial,
+  // no improvement over the default) and say nothing.
+  if (!out.space.DefaultConfig()) {
+    std::map<std::string, Value> defaults;
+    for (const Parameter& p : out.space.params())
+      if (p.default_value) defaults[p.name] = *p.default_value;
+    StatusOr<Config> d = out.space.FromValues(defaults);
+    bool complete = d.ok();
+    for (size_t i = 0; complete && i < out.space.size(); ++i)
+      complete = std::isnan((*d)[i]) || out.space.param(i).default_value.has_value();
+    if (complete) {
+      const std::vector<Value> values = out.space.Values(*d);
+      for (const Expression& e : out.space.constraints()) {
+        if (std::any_of(e.slots().begin(), e.slots().end(), [&](int k) { return !IsActive(values[k]); }))
+          continue;
+        StatusOr<bool> holds = e.EvaluateBool(values);
+        if (holds.ok() && *holds) continue;
+        std::string named;
+        for (const auto& [k, v] : out.space.Named(*d)) named += (named.empty() ? "" : " ") + k + "=" + v;
+        return InvalidInput("{}: the default configuration ({}) breaks the constraint \"{}\"", origin, named,
+                            e.text());
+      }
+    }
+  }
   // A condition that holds in no configuration (`opt == 'sdg'` where opt has no value 'sdg')
   // would leave its parameter out of every trial without a word. Exact over an enumerable space;
   // otherwise over 4096 uniform draws (seeded: the same file always loads the same way).
