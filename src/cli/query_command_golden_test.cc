@@ -77,6 +77,10 @@ TEST(QueryCommand, ADatabaseConvertWroteAnswersAsTheTraceDoes) {
   Result write = RunArgs({"query", db.string(), "DELETE FROM slice"});
   EXPECT_EQ(write.code, 2);
   EXPECT_NE(write.err.find("readonly"), std::string::npos) << write.err;
+  // The other commands say what the file is and where to ask it.
+  Result summary = RunArgs({"summary", db.string()});
+  EXPECT_EQ(summary.code, 2);
+  EXPECT_NE(summary.err.find("a cann-profiler SQLite export"), std::string::npos) << summary.err;
   fs::remove(db);
 }
 

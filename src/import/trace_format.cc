@@ -53,6 +53,11 @@ StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   if (IsSqliteFile(path)) {
     if (IsNsysDatabase(path)) return TraceFormat::kNsysSqlite;
     if (IsAscendDatabase(path)) return TraceFormat::kAscendPt;
+    if (auto db = SqliteDb::Open(path); db.ok() && db->HasTable("cprof_schema")) {
+      return InvalidInput("{}: a cann-profiler SQLite export (`convert`), which is for SQL: ask it with "
+                          "`cann-profiler query {} \"SELECT ...\"`; the other commands read the trace it came from",
+                          path, path);
+    }
     return InvalidInput("{}: an SQLite database that is neither an Nsight Systems export nor a torch_npu "
                         "export", path);
   }
