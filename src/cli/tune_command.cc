@@ -316,6 +316,19 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
                                     : o.study;
   std::string storage_url = o.storage.empty() ? (o.replay.empty() ? "sqlite://cann-tune.db" : "memory") : o.storage;
   ASSIGN_OR_RETURN(auto storage, OpenStudyStorage(storage_url));
+  if (!o.quiet && o.study.empty()) {
+    // A derived name changes with the space: an edited space.yaml starts a new study beside the
+    // old one, which looked like a resume that had lost every trial.
+    ASSIGN_OR_RETURN(std::vector<std::string> names, storage->StudyNames());
+    if (std::find(names.begin(), names.end(), topt.study_name) == names.end() && !names.empty()) {
+      const size_t shown = std::min<size_t>(names.size(), 3);  // the latest ones
+      ctx.err << fmt::format(
+          "new study {} in {}, beside {} other(s) ({}{}): another space, objective or command starts afresh; "
+          "--study NAME names a study\n",
+          topt.study_name, storage_url, names.size(), names.size() > shown ? "..., " : "",
+          fmt::join(names.end() - static_cast<std::ptrdiff_t>(shown), names.end(), ", "));
+    }
+  }
 
   ProgressFn progress;
   // Configurations found infeasible (absent from a replay cache) cost nothing and can outnumber

@@ -609,6 +609,28 @@ TEST(TuneCommandTest, ReMeasurementReportsProgress) {
   EXPECT_EQ(r.err.find("re-measured"), std::string::npos) << r.err;
 }
 
+// The default study name follows the space, objective and command: an edited space starts a new
+// study in the same file. The run says so (it looked like a resume that had lost every trial).
+TEST(TuneCommandTest, AnEditedSpaceSaysItStartsANewStudy) {
+  fs::path dir = TempDir("edited_space");
+  auto run = [&](const std::string& high) {
+    std::ofstream(dir / "space.yaml")
+        << "parameters:\n  - {name: x, type: int, low: 0, high: " << high << ", default: 0}\n";
+    return Tune({"--space", "space.yaml", "--storage", "sqlite://s.db", "--budget", "2", "--remeasure", "0",
+                 "--", "/bin/sh", "-c", "echo \"{{\\\"ms\\\": $(( 10 - $1 ))}}\"", "sh", "{x}"},
+                dir.string());
+  };
+  ProcessResult first = run("3");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.err.find("new study"), std::string::npos) << first.err;  // an empty file: nothing to say
+  ProcessResult again = run("3");
+  EXPECT_EQ(again.err.find("new study"), std::string::npos) << again.err;  // resumed
+  ProcessResult edited = run("5");
+  ASSERT_EQ(edited.exit_code, 0) << edited.err;
+  EXPECT_NE(edited.err.find("new study tune-"), std::string::npos) << edited.err;
+  EXPECT_NE(edited.err.find("in sqlite://s.db, beside 1 other(s) (tune-"), std::string::npos) << edited.err;
+}
+
 // Constraints that exclude every configuration are bad input, not a study of 0 evaluations.
 TEST(TuneCommandTest, ConstraintsExcludingEverythingAreAnError) {
   fs::path dir = TempDir("empty_space");

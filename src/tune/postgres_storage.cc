@@ -79,6 +79,13 @@ class PostgresStorage final : public StudyStorage {
     return std::stoll(Get(q, 0, 0));
   }
 
+  StatusOr<std::vector<std::string>> StudyNames() override {
+    ASSIGN_OR_RETURN(Result q, Exec("SELECT name FROM cprof_tune_studies ORDER BY id", {}));
+    std::vector<std::string> out;
+    for (int r = 0; r < PQntuples(q.get()); ++r) out.push_back(Get(q, r, 0));
+    return out;
+  }
+
   StatusOr<std::vector<TrialRecord>> LoadTrialsFrom(int64_t study, int64_t from_number) override {
     ASSIGN_OR_RETURN(Result q, Exec("SELECT id, number, key, params, coords, state, metrics, measurements, reason, "
                                     "sampler, worker, started_at, finished_at, heartbeat_at FROM cprof_tune_trials "

@@ -2,6 +2,7 @@
 // contention, and two processes' workers sharing one study without duplicates.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -43,6 +44,9 @@ TEST_F(PostgresStorageTest, ReservationsAreAtomicUnderContention) {
   auto id = (*store)->OpenStudy("contention", "fp");
   ASSERT_TRUE(id.ok()) << id.status().message();
   EXPECT_FALSE((*store)->OpenStudy("contention", "other").ok());
+  auto names = (*store)->StudyNames();
+  ASSERT_TRUE(names.ok()) << names.status().message();
+  EXPECT_NE(std::find(names->begin(), names->end(), "contention"), names->end());
   // Eight connections race to reserve the same 60 keys.
   std::mutex mu;
   std::vector<int64_t> numbers;

@@ -131,6 +131,20 @@ class SqliteStorage final : public StudyStorage {
     return id;
   }
 
+  StatusOr<std::vector<std::string>> StudyNames() override {
+    std::vector<std::string> out;
+    for (int attempt = 0;; ++attempt) {
+      out.clear();
+      Stmt q(db_, "SELECT name FROM cprof_tune_studies ORDER BY id");
+      if (!q.ok()) return Error("prepare");
+      int rc;
+      while ((rc = q.Step()) == SQLITE_ROW) out.push_back(q.Text(0));
+      if (rc == SQLITE_DONE) return out;
+      if (rc != SQLITE_BUSY || attempt > 100) return Error("list studies");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
   StatusOr<std::vector<TrialRecord>> LoadTrialsFrom(int64_t study, int64_t from_number) override {
     std::vector<TrialRecord> out;
     for (int attempt = 0;; ++attempt) {

@@ -51,6 +51,13 @@ class MemoryStorage final : public StudyStorage {
     return static_cast<int64_t>(db_->studies.size());
   }
 
+  StatusOr<std::vector<std::string>> StudyNames() override {
+    std::lock_guard<std::mutex> lock(db_->mu);
+    std::vector<std::string> out;
+    for (const auto& s : db_->studies) out.push_back(s.name);
+    return out;
+  }
+
   StatusOr<std::vector<TrialRecord>> LoadTrialsFrom(int64_t study, int64_t from_number) override {
     std::lock_guard<std::mutex> lock(db_->mu);
     RETURN_IF_ERROR(Check(study));

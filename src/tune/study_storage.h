@@ -52,6 +52,8 @@ class StudyStorage {
   // Opens the named study, creating it when absent. A study keeps the fingerprint it was created
   // with (space + objectives); opening it with another one is kInvalidInput.
   virtual StatusOr<int64_t> OpenStudy(const std::string& name, const std::string& fingerprint) = 0;
+  // The names of the studies in the store, oldest first.
+  virtual StatusOr<std::vector<std::string>> StudyNames() = 0;
   // The trials of the study numbered from_number and up, by number. A finished trial (complete,
   // failed, infeasible) never changes, so a study loop re-reads only from its first unfinished one.
   virtual StatusOr<std::vector<TrialRecord>> LoadTrialsFrom(int64_t study, int64_t from_number) = 0;
