@@ -1,10 +1,12 @@
-// Scatter by index, gather as JSON text (MPI_Gather of the lengths, MPI_Gatherv of the bytes).
+// Scatter by index, gather as JSON text (MPI_Gather of the 64-bit lengths, then each process's
+// bytes to process 0 in messages of at most ChunkBytes()).
 #include "cli/cluster_mpi.h"
 
 #include <mpi.h>
 
 #include <algorithm>
-#include <climits>
+#include <cstdint>
+#include <cstdlib>
 #include <map>
 
 #include "analysis/cluster/loaded_ranks_json.h"
@@ -20,7 +22,21 @@ Status Check(int rc, const char* what) {
   return Internal("{} failed: {}", what, std::string(text, static_cast<size_t>(len)));
 }
 
-// MPI_Finalize on every way out, so a failed gather does not leave the job hanging.
+constexpr int kSummariesTag = 1;
+
+// The largest message, 1 GiB (an MPI count is an int); CPROF_MPI_CHUNK_BYTES lowers it so that a
+// test sends a few KB of summaries in several messages.
+size_t ChunkBytes() {
+  size_t chunk = size_t{1} << 30;
+  if (const char* env = std::getenv("CPROF_MPI_CHUNK_BYTES")) {
+    long long v = std::atoll(env);
+    if (v > 0 && static_cast<size_t>(v) < chunk) chunk = static_cast<size_t>(v);
+  }
+  return chunk;
+}
+
+// MPI_Finalize on every way out of a process that joined. (Under MPI's default error handler a
+// failed call aborts the whole job, so no process is left waiting for one that returned.)
 struct MpiSession {
   bool ok = false;
   ~MpiSession() {
@@ -47,25 +63,33 @@ StatusOr<MpiLoad> LoadRankSummariesOverMpi(const std::vector<std::string>& paths
     mine.push_back(paths[i]);
   }
   std::string wire = LoadedRanksToJson(LoadRankSummaries(mine, load, prefer_trace_steps, threads));
-  if (wire.size() > static_cast<size_t>(INT_MAX)) {
-    return ResourceLimit("process {}: its rank summaries take {} bytes, more than one MPI message holds", r.process,
-                         wire.size());
+  // No way out between here and the last message: a process that returned early would leave the
+  // others blocked in a collective or a send. Lengths are 64-bit and messages at most a chunk, so
+  // no size is refused (an int count would stop at 2 GiB, which --full_trace summaries of
+  // thousands of ranks can pass).
+  int64_t length = static_cast<int64_t>(wire.size());
+  std::vector<int64_t> lengths(r.process == 0 ? static_cast<size_t>(r.processes) : 0);
+  RETURN_IF_ERROR(
+      Check(MPI_Gather(&length, 1, MPI_INT64_T, lengths.data(), 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Gather"));
+  const size_t chunk = ChunkBytes();
+  if (r.process != 0) {
+    for (size_t at = 0; at < wire.size(); at += chunk) {
+      int n = static_cast<int>(std::min(chunk, wire.size() - at));
+      RETURN_IF_ERROR(Check(MPI_Send(wire.data() + at, n, MPI_CHAR, 0, kSummariesTag, MPI_COMM_WORLD), "MPI_Send"));
+    }
+    return r;
   }
-  int length = static_cast<int>(wire.size());
-  std::vector<int> lengths(r.process == 0 ? static_cast<size_t>(r.processes) : 0);
-  RETURN_IF_ERROR(Check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather"));
-  std::vector<int> offsets(lengths.size());
-  int64_t total = 0;
-  for (size_t p = 0; p < lengths.size(); ++p) {
-    offsets[p] = static_cast<int>(total);
-    total += lengths[p];
+  std::vector<std::string> parts(lengths.size());
+  parts[0] = std::move(wire);
+  for (size_t p = 1; p < parts.size(); ++p) {
+    parts[p].resize(static_cast<size_t>(lengths[p]));
+    for (size_t at = 0; at < parts[p].size(); at += chunk) {
+      int n = static_cast<int>(std::min(chunk, parts[p].size() - at));
+      RETURN_IF_ERROR(Check(MPI_Recv(parts[p].data() + at, n, MPI_CHAR, static_cast<int>(p), kSummariesTag,
+                                     MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                            "MPI_Recv"));
+    }
   }
-  if (total > INT_MAX) return ResourceLimit("the rank summaries take {} bytes, more than one MPI message holds", total);
-  std::string all(static_cast<size_t>(total), '\0');
-  RETURN_IF_ERROR(Check(MPI_Gatherv(wire.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
-                                    0, MPI_COMM_WORLD),
-                        "MPI_Gatherv"));
-  if (r.process != 0) return r;
 
   std::map<std::string, size_t> order;  // input paths are unique (the command reads each once)
   for (size_t i = 0; i < paths.size(); ++i) order.emplace(paths[i], i);
@@ -74,9 +98,8 @@ StatusOr<MpiLoad> LoadRankSummariesOverMpi(const std::vector<std::string>& paths
     return it == order.end() ? paths.size() : it->second;
   };
   LoadedRanks merged;
-  for (size_t p = 0; p < lengths.size(); ++p) {
-    StatusOr<LoadedRanks> part =
-        LoadedRanksFromJson(std::string_view(all).substr(static_cast<size_t>(offsets[p]), static_cast<size_t>(lengths[p])));
+  for (size_t p = 0; p < parts.size(); ++p) {
+    StatusOr<LoadedRanks> part = LoadedRanksFromJson(parts[p]);
     if (!part.ok()) return Internal("from MPI process {}: {}", p, part.status().message());
     for (RankSummary& s : part->ranks) merged.ranks.push_back(std::move(s));
     for (UnreadableRank& u : part->unreadable) merged.unreadable.push_back(std::move(u));

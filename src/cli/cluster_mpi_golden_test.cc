@@ -28,15 +28,17 @@ nlohmann::json WithoutRunInfo(nlohmann::json doc) {
 }
 
 // The JSON report of `mpirun -n N cann-profiler cluster --mpi ARGS... --json`.
-nlohmann::json RunUnderMpi(int n, const std::vector<std::string>& args, std::string* err) {
+nlohmann::json RunUnderMpi(int n, const std::vector<std::string>& args, std::string* err,
+                           const std::vector<std::pair<std::string, std::string>>& extra_env = {}) {
   std::vector<std::string> argv = {"mpirun", "-n", std::to_string(n), "--oversubscribe", kBinary, "cluster", "--mpi"};
   argv.insert(argv.end(), args.begin(), args.end());
   argv.push_back("--json");
   // Root may run Open MPI only when it says so; a container has no high-speed interconnect to probe.
-  tune::ProcessResult r = tune::RunProcess(
-      argv, {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}, {"OMPI_MCA_btl", "self,vader,tcp"},
-             {"OMPI_MCA_btl_vader_single_copy_mechanism", "none"}, {"ASAN_OPTIONS", "detect_leaks=0"}},
-      120 * kNsPerS, "/tmp");
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}, {"OMPI_MCA_btl", "self,vader,tcp"},
+      {"OMPI_MCA_btl_vader_single_copy_mechanism", "none"}, {"ASAN_OPTIONS", "detect_leaks=0"}};
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
+  tune::ProcessResult r = tune::RunProcess(argv, env, 120 * kNsPerS, "/tmp");
   *err = r.spawn_error + r.err;
   EXPECT_EQ(r.exit_code, 0) << *err;
   return nlohmann::json::parse(r.out, nullptr, false);
@@ -62,6 +64,17 @@ TEST(ClusterMpi, EveryProcessCountGivesTheOneProcessReport) {
     EXPECT_EQ(WithoutRunInfo(doc), WithoutRunInfo(expected)) << "with " << n << " processes";
     EXPECT_NE(err.find("2 inputs loaded by " + std::to_string(n) + " MPI processes"), std::string::npos) << err;
   }
+}
+
+// Summaries larger than one message (1 GiB by default; 100 bytes here) arrive in several
+// messages and are put back together in order.
+TEST(ClusterMpi, SummariesLargerThanOneMessageArriveWhole) {
+  nlohmann::json expected = RunInProcess({kRanks, "--full_trace"});
+  std::string err;
+  nlohmann::json doc = RunUnderMpi(3, {kRanks, "--full_trace"}, &err, {{"CPROF_MPI_CHUNK_BYTES", "100"}});
+  ASSERT_FALSE(doc.is_discarded()) << err;
+  EXPECT_EQ(doc["rank_count"], 2);
+  EXPECT_EQ(WithoutRunInfo(doc), WithoutRunInfo(expected));
 }
 
 TEST(ClusterMpi, UnreadableRanksFromOtherProcessesAreListedInInputOrder) {
