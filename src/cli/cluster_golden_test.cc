@@ -9,25 +9,16 @@
 #include <nlohmann/json.hpp>
 
 #include "base/byte_source.h"
-#include "cli/cli_app.h"
+#include "cli/cli_test_util.h"
 #include "import/csv/csv_header.h"
 
 namespace cprof::cli {
 namespace {
 namespace fs = std::filesystem;
+using cli_test::Result;
+using cli_test::RunArgs;
 
 const std::string kText = std::string(CPROF_FIXTURES_DIR) + "/ascend/text_level1";
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result RunArgs(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 TEST(ClusterCommand, JsonOnTheFixtureRanks) {
   Result r = RunArgs({"cluster", kText, "--json"});

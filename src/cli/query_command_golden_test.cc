@@ -8,25 +8,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_app.h"
+#include "cli/cli_test_util.h"
 
 namespace cprof::cli {
 namespace {
 namespace fs = std::filesystem;
+using cli_test::Result;
+using cli_test::RunArgs;
 
 const std::string kTrace =
     std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/critical_path/cuda_event_sync/event_sync_trace.json.gz";
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result RunArgs(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = RunCli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 nlohmann::json Rows(const std::string& trace, const std::string& sql) {
   Result r = RunArgs({"query", trace, sql, "--json"});
