@@ -43,17 +43,23 @@ bool StartsLikeSqlite(const std::string& path) {
 StatusOr<Db> OpenDatabase(const std::string& path, CommandContext& ctx) {
   if (StartsLikeSqlite(path)) {
     sqlite3* raw = nullptr;
-    int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+    int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
     Db db(raw);
     if (rc == SQLITE_OK && IsCprofSqlite(db.get())) return db;
   }
   ASSIGN_OR_RETURN(Trace trace, LoadTrace(path, ctx.import));
   sqlite3* raw = nullptr;
-  if (sqlite3_open(":memory:", &raw) != SQLITE_OK) {
+  // One thread uses the connection (NOMUTEX), and nothing needs a rollback journal: the
+  // per-call mutexes and the journal took a third of the time of loading 1M slices.
+  if (sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
     sqlite3_close(raw);
     return Internal("cannot open an in-memory SQLite database");
   }
   Db db(raw);
+  if (sqlite3_exec(db.get(), "PRAGMA journal_mode = OFF", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return Internal("in-memory SQLite database: {}", sqlite3_errmsg(db.get()));
+  }
   RETURN_IF_ERROR(FillSqlite(trace, db.get()));
   return db;
 }

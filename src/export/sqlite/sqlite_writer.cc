@@ -59,6 +59,17 @@ void BindText(sqlite3_stmt* st, int c, std::string_view text) {
   sqlite3_bind_text(st, c, text.empty() ? "" : text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
 }
 
+template <typename T>
+constexpr bool IsNoCorrelation(std::string_view column, const T& v) {
+  if constexpr (std::is_same_v<T, int64_t>) return v == kNoCorrelation && column == "correlation_id";
+  return false;
+}
+
+// The documentation of a column as SQL shows it.
+std::string_view SqlDoc(std::string_view column, std::string_view doc) {
+  return column == "correlation_id" ? "launch <-> kernel correlation, or NULL" : doc;
+}
+
 struct Stmt {
   sqlite3_stmt* st = nullptr;
   ~Stmt() { sqlite3_finalize(st); }
@@ -99,6 +110,8 @@ class Writer {
     col_ = 0;
     return Status::Ok();
   }
+
+  void BindNull(Stmt& s) { sqlite3_bind_null(s.st, ++col_); }
 
   void BindRowId(Stmt& s, size_t row) { sqlite3_bind_int64(s.st, ++col_, static_cast<int64_t>(row)); }
 
@@ -157,7 +170,8 @@ class Writer {
     if (with_id) RETURN_IF_ERROR(Document(doc, table, "id", "the row's id in the trace, which *_id columns refer to"));
     for (size_t i = 0; i < info.size(); ++i) {
       std::string_view sql = sql_columns[i];
-      RETURN_IF_ERROR(Document(doc, table, sql.substr(0, sql.find(' ')), info[i].doc));
+      std::string_view column = sql.substr(0, sql.find(' '));
+      RETURN_IF_ERROR(Document(doc, table, column, SqlDoc(column, info[i].doc)));
     }
     return Status::Ok();
   }
@@ -169,7 +183,14 @@ class Writer {
 };
 
 #define CPROF_SQL_COLUMN(type, name, def, doc) columns.push_back(ColumnSql<type>(#name));
-#define CPROF_SQL_BIND(type, name, def, doc) w.Bind(insert, table.name[i]);
+// correlation_id is an id kept as int64 with -1 for none: NULL in SQL, so that a join of launches
+// to kernels on it does not pair every uncorrelated slice with every other.
+#define CPROF_SQL_BIND(type, name, def, doc)                                   \
+  if (IsNoCorrelation(#name, table.name[i])) {                                 \
+    w.BindNull(insert);                                                        \
+  } else {                                                                     \
+    w.Bind(insert, table.name[i]);                                             \
+  }
 
 // Creates, documents and fills one model table; `with_id` adds the row's id as the primary key.
 #define CPROF_SQL_TABLE(sql_name, TableType, COLUMNS, source, with_id)                           \
@@ -255,14 +276,15 @@ Status WriteSqlite(const Trace& trace, const std::string& path) {
   const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
   std::remove(tmp.c_str());
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(tmp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(tmp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     return InvalidInput("{}: cannot create the database: {}", path, msg);
   }
   // One writer, no readers until the rename: no journal, no fsync per commit.
   Status s = Writer(trace, db).Exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");
-  if (s.ok()) s = FillSqlite(trace, db);
+  if (s.ok()) s = FillSqlite(trace, db).WithContext(path);  // "run.sqlite: sqlite: database or disk is full"
   if (sqlite3_close(db) != SQLITE_OK && s.ok()) s = Internal("{}: closing the database failed", tmp);
   if (s.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) {
     s = InvalidInput("{}: cannot rename the finished database over it: {}", path, std::strerror(errno));

@@ -7,7 +7,9 @@
 // sample, stack, frame, metadata) plus arg (arg_set_id, key, value) and import_stat (non-zero
 // counts). Interned strings are stored as text under the column's name without `_id`
 // (name_id -> name); id columns are integers, NULL for none; track, slice, stack and frame have
-// `id` = the row's id in the trace; enums are stored by name (track.kind 'gpu_stream'). The table
+// `id` = the row's id in the trace; slice.correlation_id is NULL for none (-1 in the model); enums
+// are stored by name (track.kind 'gpu_stream'); 64-bit addresses keep their bits as a signed
+// integer (those above 2^63 read negative; printf('%x', address) shows them in hex). The table
 // `cprof_schema` holds one line of documentation per column, from the same declarations.
 #pragma once
 

@@ -90,6 +90,20 @@ TEST_F(SqliteWriterTest, StringsIdsAndEnumsReadAsAPersonWouldAsk) {
   EXPECT_EQ(One("SELECT f.function || '<' || pf.function FROM sample s JOIN stack st ON st.id = s.stack_id "
                 "JOIN frame f ON f.id = st.frame_id JOIN stack ps ON ps.id = st.parent_id JOIN frame pf ON pf.id = ps.frame_id"),
             "forward<main");
+  // No correlation (-1 in the model) is NULL, so that a join on it pairs only correlated slices;
+  // another negative id is kept.
+  int64_t uncorrelated = 0;
+  for (size_t i = 0; i < trace_.slices.size(); ++i) uncorrelated += trace_.slices.correlation_id[i] == kNoCorrelation;
+  EXPECT_GT(uncorrelated, 10);
+  EXPECT_EQ(One("SELECT COUNT(*) FROM slice WHERE correlation_id IS NULL"), std::to_string(uncorrelated));
+  EXPECT_EQ(One("SELECT correlation_id FROM slice WHERE name = 'aten::mm' AND correlation_id IS NOT NULL"), "-5");
+  EXPECT_EQ(One("SELECT a.name || '>' || b.name FROM slice a JOIN slice b ON a.correlation_id = b.correlation_id "
+                "AND a.id < b.id"),
+            "cudaLaunchKernel>gemm_kernel");
+  EXPECT_EQ(One("SELECT COUNT(*) FROM slice a JOIN slice b ON a.correlation_id = b.correlation_id AND a.id < b.id"),
+            "1");
+  EXPECT_EQ(One("SELECT doc FROM cprof_schema WHERE table_name = 'slice' AND column_name = 'correlation_id'"),
+            "launch <-> kernel correlation, or NULL");
   // A NaN counter value is NULL; the others keep their value.
   EXPECT_EQ(One("SELECT COUNT(*) FROM counter WHERE value IS NULL"), "1");
 }
