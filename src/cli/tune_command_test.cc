@@ -1,5 +1,6 @@
-// `cann-profiler tune` through the real binary: replay output, the CLI contract, resume after
-// kill -9, two processes on one SQLite study, and the cann-auto-tune name.
+// `cann-profiler tune` through the real binary: replay output, the HTML report, the CLI contract,
+// trace objectives, --from_diagnosis and the summary, and the cann-auto-tune name. A study's
+// life (kill -9, signals, two processes on one study): tune_study_lifecycle_test.cc.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -17,52 +18,13 @@
 #include <thread>
 
 #include "cli/cli_test_util.h"
+#include "cli/tune_command_test_util.h"
 #include "tune/trial_runner.h"
 
 namespace cprof::cli {
 namespace {
 
-namespace fs = std::filesystem;
-using tune::ProcessResult;
-using tune::RunProcess;
-
-const std::string kBinary = CPROF_BINARY_DIR "/cann-profiler";
-const std::string kPnpoly = CPROF_FIXTURES_DIR "/tuning/pnpoly_RTX_3090.json.gz";
-const std::string kGemm = CPROF_FIXTURES_DIR "/tuning/gemm_RTX_3090.json.gz";  // 78% of it absent
-
-ProcessResult Tune(std::vector<std::string> args, const std::string& cwd = "/tmp") {
-  args.insert(args.begin(), {kBinary, "tune"});
-  return RunProcess(args, {}, 600 * kNsPerS, cwd);
-}
-
-fs::path TempDir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("cprof_tune_cli_" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-nlohmann::json LastJsonLine(const std::string& out) {
-  size_t end = out.find_last_not_of('\n');
-  size_t start = out.rfind('\n', end);
-  std::string line = out.substr(start == std::string::npos ? 0 : start + 1, end + 1);
-  return nlohmann::json::parse(line, nullptr, false);
-}
-
-// (key, state) of every trial in an SQLite study file.
-std::vector<std::pair<std::string, std::string>> Trials(const std::string& db) {
-  std::vector<std::pair<std::string, std::string>> out;
-  sqlite3* h = nullptr;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
-  sqlite3_stmt* s = nullptr;
-  sqlite3_prepare_v2(h, "SELECT key, state FROM cprof_tune_trials ORDER BY number", -1, &s, nullptr);
-  while (s && sqlite3_step(s) == SQLITE_ROW)
-    out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)),
-                     reinterpret_cast<const char*>(sqlite3_column_text(s, 1)));
-  sqlite3_finalize(s);
-  sqlite3_close(h);
-  return out;
-}
+using namespace tune_test;  // NOLINT: the shared fixtures and helpers of the tune CLI tests
 
 TEST(TuneCommandTest, ReplayJsonIsOneLineAndReproducible) {
   auto run = [&] {
@@ -240,203 +202,6 @@ TEST(TuneCommandTest, TraceObjectiveIsReadFromATraceOfEachTrial) {
   EXPECT_EQ(j["improvement_within_noise"], overlap);
   // Nothing is left in the TMPDIR: no trial folder, trace file or collector session.
   EXPECT_TRUE(fs::is_empty(tmp)) << fs::directory_iterator(tmp)->path();
-}
-
-// The workload of the resume tests: logs every run, takes a moment, prints its objective.
-struct Workload {
-  fs::path dir;
-  std::string space, log, db;
-  std::vector<std::string> command;
-};
-
-Workload MakeWorkload(const std::string& name, double sleep_s) {
-  Workload w;
-  w.dir = TempDir(name);
-  w.space = (w.dir / "space.yaml").string();
-  w.log = (w.dir / "runs.log").string();
-  w.db = (w.dir / "study.db").string();
-  std::ofstream(w.space) << "parameters:\n  - {name: x, type: int, low: 0, high: 9}\n"
-                            "  - {name: y, type: int, low: 0, high: 9}\n";
-  w.command = {"/bin/sh",
-               "-c",
-               "echo \"$1,$2\" >> " + w.log + "; sleep " + std::to_string(sleep_s) +
-                   "; echo \"{{\\\"ms\\\": $(( ($1-3)*($1-3) + ($2-6)*($2-6) + 1 ))}}\"",
-               "sh",
-               "{x}",
-               "{y}"};
-  return w;
-}
-
-// Starts the binary with `args` (args[0] is the binary) in the background, output discarded.
-pid_t StartQuietly(std::vector<std::string> args) {
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int devnull = ::open("/dev/null", O_WRONLY);
-  ::dup2(devnull, 1);
-  ::dup2(devnull, 2);
-  ::execv(kBinary.c_str(), argv.data());
-  ::_exit(127);
-}
-
-std::vector<std::string> Lines(const std::string& path) {
-  std::vector<std::string> out;
-  std::ifstream in(path);
-  for (std::string l; std::getline(in, l);)
-    if (!l.empty()) out.push_back(l);
-  return out;
-}
-
-TEST(TuneCommandTest, ResumesAfterKill9WithNothingLostOrRepeated) {
-  Workload w = MakeWorkload("resume", 0.3);
-  std::vector<std::string> args = {kBinary,    "tune", "--space", w.space, "--storage",   "sqlite://" + w.db,
-                                   "--budget", "12",   "--seed",  "1",     "--remeasure", "0",
-                                   "--quiet",  "--"};
-  args.insert(args.end(), w.command.begin(), w.command.end());
-  // First run: killed with SIGKILL once a few trials are done.
-  const pid_t pid = StartQuietly(args);
-  ASSERT_GT(pid, 0);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (Lines(w.log).size() < 5 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_EQ(::kill(pid, SIGKILL), 0);
-  ::waitpid(pid, nullptr, 0);
-  auto before = Trials(w.db);
-  size_t done_before = 0;
-  for (const auto& [k, s] : before) done_before += s == "complete";
-  EXPECT_GE(done_before, 3u);
-  EXPECT_LT(done_before, 12u) << "killed too late to test anything";
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // the orphaned trial finishes
-
-  // The same command again: resumes.
-  ProcessResult again =
-      RunProcess(std::vector<std::string>(args.begin(), args.end()), {}, 600 * kNsPerS, "/tmp");
-  EXPECT_EQ(again.exit_code, 0) << again.err;
-  auto after = Trials(w.db);
-  std::set<std::string> keys;
-  for (const auto& [k, s] : after) {
-    EXPECT_EQ(s, "complete") << k;
-    EXPECT_TRUE(keys.insert(k).second) << "configuration " << k << " recorded twice";
-  }
-  EXPECT_EQ(after.size(), 12u);
-  // Every finished trial of the first run was kept (not rerun); only the one in flight at the kill
-  // ran twice.
-  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i].first, before[i].first);
-  std::vector<std::string> runs = Lines(w.log);
-  std::set<std::string> run_keys(runs.begin(), runs.end());
-  EXPECT_EQ(run_keys, keys);
-  EXPECT_LE(runs.size(), 12u + 1u);
-}
-
-// Ctrl-C: the signal reaches tune alone (trials run in their own process groups); tune passes it
-// on, the running trial dies with its process group, tune dies of the signal, and the trial stays
-// running in the study, so the same command runs it again.
-// kill -9 of tune ends the running trial's processes too: an orphaned trial went on running (here
-// for 60 s) beside the rerun that resumed the study, competing for the cores it measures on.
-TEST(TuneCommandTest, Kill9EndsTheRunningTrialsProcesses) {
-  fs::path dir = TempDir("kill9_orphans");
-  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
-  const std::string pids = (dir / "pids").string();
-  // The command and a background child of it, both sleeping a minute.
-  const pid_t tune =
-      StartQuietly({kBinary, "tune", "--space", (dir / "space.yaml").string(), "--storage", "memory",
-                    "--budget", "2", "--quiet", "--", "/bin/sh", "-c",
-                    "sleep 60 & echo $! >> " + pids + "; echo $$ >> " + pids + "; wait", "sh", "{x}"});
-  ASSERT_GT(tune, 0);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (Lines(pids).size() < 2 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  const std::vector<std::string> started = Lines(pids);
-  ASSERT_EQ(started.size(), 2u);
-  auto alive = [](const std::string& pid) {
-    std::ifstream stat("/proc/" + pid + "/stat");
-    std::string p, comm, state;
-    return static_cast<bool>(stat >> p >> comm >> state) && state != "Z";
-  };
-  ASSERT_TRUE(alive(started[0]) && alive(started[1]));
-  ASSERT_EQ(::kill(tune, SIGKILL), 0);
-  ::waitpid(tune, nullptr, 0);
-  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while ((alive(started[0]) || alive(started[1])) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_FALSE(alive(started[0])) << "the trial's background sleep outlived tune";
-  EXPECT_FALSE(alive(started[1])) << "the trial's shell outlived tune";
-}
-
-TEST(TuneCommandTest, InterruptStopsTheRunningTrialAndTheRerunRunsIt) {
-  Workload w = MakeWorkload("interrupt", 0);
-  const std::string sleep_file = (w.dir / "sleep_s").string();
-  w.command = {"/bin/sh", "-c",
-               "echo \"$$ $1\" >> " + w.log + "; sleep $(cat " + sleep_file + "); echo \"{{\\\"ms\\\": $1}}\"",
-               "sh", "{x}"};
-  std::ofstream(w.space) << "parameters:\n  - {name: x, type: int, low: 0, high: 9}\n";
-  std::ofstream(sleep_file) << "30\n";
-  std::vector<std::string> args = {kBinary, "tune",  "--space", w.space,      "--storage",  "sqlite://" + w.db,
-                                   "--study", "intr", "--budget", "3",        "--remeasure", "0",
-                                   "--quiet", "--"};
-  args.insert(args.end(), w.command.begin(), w.command.end());
-  const pid_t pid = StartQuietly(args);
-  ASSERT_GT(pid, 0);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (Lines(w.log).empty() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_EQ(Lines(w.log).size(), 1u);
-  const pid_t trial = std::stoi(Lines(w.log)[0]);
-  const auto sent = std::chrono::steady_clock::now();
-  ASSERT_EQ(::kill(pid, SIGINT), 0);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(10)) << "tune waited for the trial";
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
-  bool trial_gone = false;
-  for (int i = 0; i < 100 && !trial_gone; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(20)))
-    trial_gone = ::kill(trial, 0) != 0;
-  EXPECT_TRUE(trial_gone) << "the trial's shell " << trial << " outlived tune";
-  auto before = Trials(w.db);
-  ASSERT_EQ(before.size(), 1u);
-  EXPECT_EQ(before[0].second, "running");
-
-  std::ofstream(sleep_file) << "0\n";
-  ProcessResult again = RunProcess(std::vector<std::string>(args.begin(), args.end()), {}, 600 * kNsPerS, "/tmp");
-  EXPECT_EQ(again.exit_code, 0) << again.err;
-  auto after = Trials(w.db);
-  ASSERT_EQ(after.size(), 3u);
-  EXPECT_EQ(after[0].first, before[0].first);
-  for (const auto& [k, st] : after) EXPECT_EQ(st, "complete") << k;
-  EXPECT_EQ(Lines(w.log).size(), 4u) << "the interrupted trial runs again, the others once";
-}
-
-TEST(TuneCommandTest, TwoProcessesShareOneSqliteStudy) {
-  Workload w = MakeWorkload("two", 0.05);
-  std::vector<std::string> args = {
-      kBinary,       "tune",   "--space",  w.space, "--storage", "sqlite://" + w.db,
-      "--study",     "shared", "--budget", "16",    "--workers", "2",
-      "--remeasure", "0",      "--quiet",  "--seed"};
-  auto run = [&](const std::string& seed, ProcessResult* r) {
-    std::vector<std::string> a = args;
-    a.push_back(seed);
-    a.push_back("--");
-    a.insert(a.end(), w.command.begin(), w.command.end());
-    *r = RunProcess(a, {}, 600 * kNsPerS, "/tmp");
-  };
-  ProcessResult ra, rb;
-  std::thread a(run, "1", &ra), b(run, "2", &rb);
-  a.join();
-  b.join();
-  EXPECT_EQ(ra.exit_code, 0) << ra.err;
-  EXPECT_EQ(rb.exit_code, 0) << rb.err;
-  auto trials = Trials(w.db);
-  std::set<std::string> keys;
-  for (const auto& [k, s] : trials) {
-    EXPECT_EQ(s, "complete");
-    EXPECT_TRUE(keys.insert(k).second) << "configuration " << k << " evaluated twice";
-  }
-  EXPECT_GE(trials.size(), 16u);
-  EXPECT_LE(trials.size(), 16u + 3u);
-  std::vector<std::string> runs = Lines(w.log);
-  EXPECT_EQ(runs.size(), trials.size()) << "a configuration ran in both processes";
 }
 
 TEST(TuneCommandTest, InstalledAsCannAutoTune) {
