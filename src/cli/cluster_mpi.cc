@@ -35,6 +35,28 @@ size_t ChunkBytes() {
   return chunk;
 }
 
+// Process 0's `paths` replace the others' (NUL-separated, in messages of at most ChunkBytes()).
+Status BroadcastPaths(int process, std::vector<std::string>* paths) {
+  std::string bytes;
+  for (const std::string& p : *paths) bytes.append(p).push_back('\0');
+  int64_t length = static_cast<int64_t>(bytes.size());
+  RETURN_IF_ERROR(Check(MPI_Bcast(&length, 1, MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast"));
+  bytes.resize(static_cast<size_t>(length));
+  const size_t chunk = ChunkBytes();
+  for (size_t at = 0; at < bytes.size(); at += chunk) {
+    int n = static_cast<int>(std::min(chunk, bytes.size() - at));
+    RETURN_IF_ERROR(Check(MPI_Bcast(bytes.data() + at, n, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast"));
+  }
+  if (process == 0) return Status::Ok();
+  paths->clear();
+  for (size_t at = 0; at < bytes.size();) {
+    size_t end = bytes.find('\0', at);
+    paths->push_back(bytes.substr(at, end - at));
+    at = end + 1;
+  }
+  return Status::Ok();
+}
+
 // MPI_Finalize on every way out of a process that joined. (Under MPI's default error handler a
 // failed call aborts the whole job, so no process is left waiting for one that returned.)
 struct MpiSession {
@@ -58,9 +80,13 @@ StatusOr<MpiLoad> LoadRankSummariesOverMpi(const std::vector<std::string>& paths
   MPI_Comm_rank(MPI_COMM_WORLD, &r.process);
   MPI_Comm_size(MPI_COMM_WORLD, &r.processes);
 
+  // Process 0's list is the job's: a host that saw other folders (a rank still being copied, or
+  // another mount) would otherwise load inputs process 0 does not expect, and miss others.
+  std::vector<std::string> job = paths;
+  RETURN_IF_ERROR(BroadcastPaths(r.process, &job));
   std::vector<std::string> mine;
-  for (size_t i = static_cast<size_t>(r.process); i < paths.size(); i += static_cast<size_t>(r.processes)) {
-    mine.push_back(paths[i]);
+  for (size_t i = static_cast<size_t>(r.process); i < job.size(); i += static_cast<size_t>(r.processes)) {
+    mine.push_back(job[i]);
   }
   std::string wire = LoadedRanksToJson(LoadRankSummaries(mine, load, prefer_trace_steps, threads));
   // No way out between here and the last message: a process that returned early would leave the

@@ -27,12 +27,11 @@ nlohmann::json WithoutRunInfo(nlohmann::json doc) {
   return doc;
 }
 
-// The JSON report of `mpirun -n N cann-profiler cluster --mpi ARGS... --json`.
-nlohmann::json RunUnderMpi(int n, const std::vector<std::string>& args, std::string* err,
-                           const std::vector<std::pair<std::string, std::string>>& extra_env = {}) {
-  std::vector<std::string> argv = {"mpirun", "-n", std::to_string(n), "--oversubscribe", kBinary, "cluster", "--mpi"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back("--json");
+// The JSON report of `mpirun --oversubscribe MPIRUN_ARGS...`.
+nlohmann::json RunMpirun(const std::vector<std::string>& mpirun_args, std::string* err,
+                         const std::vector<std::pair<std::string, std::string>>& extra_env = {}) {
+  std::vector<std::string> argv = {"mpirun", "--oversubscribe"};
+  argv.insert(argv.end(), mpirun_args.begin(), mpirun_args.end());
   // Root may run Open MPI only when it says so; a container has no high-speed interconnect to probe.
   std::vector<std::pair<std::string, std::string>> env = {
       {"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}, {"OMPI_MCA_btl", "self,vader,tcp"},
@@ -42,6 +41,15 @@ nlohmann::json RunUnderMpi(int n, const std::vector<std::string>& args, std::str
   *err = r.spawn_error + r.err;
   EXPECT_EQ(r.exit_code, 0) << *err;
   return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+// The JSON report of `mpirun -n N cann-profiler cluster --mpi ARGS... --json`.
+nlohmann::json RunUnderMpi(int n, const std::vector<std::string>& args, std::string* err,
+                           const std::vector<std::pair<std::string, std::string>>& extra_env = {}) {
+  std::vector<std::string> argv = {"-n", std::to_string(n), kBinary, "cluster", "--mpi"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.push_back("--json");
+  return RunMpirun(argv, err, extra_env);
 }
 
 nlohmann::json RunInProcess(const std::vector<std::string>& args) {
@@ -74,6 +82,20 @@ TEST(ClusterMpi, SummariesLargerThanOneMessageArriveWhole) {
   nlohmann::json doc = RunUnderMpi(3, {kRanks, "--full_trace"}, &err, {{"CPROF_MPI_CHUNK_BYTES", "100"}});
   ASSERT_FALSE(doc.is_discarded()) << err;
   EXPECT_EQ(doc["rank_count"], 2);
+  EXPECT_EQ(WithoutRunInfo(doc), WithoutRunInfo(expected));
+}
+
+// Process 1 is given (as a host with another view of the file system would find) only rank 1:
+// the job still loads process 0's inputs, rank 1 by process 1.
+TEST(ClusterMpi, ProcessZerosInputsAreTheJobs) {
+  const std::vector<std::string> inputs = {kRanks + "/rank0_ascend_pt", kRanks + "/rank1_ascend_pt"};
+  nlohmann::json expected = RunInProcess(inputs);
+  ASSERT_EQ(expected["ranks"].size(), 2u);
+  std::string err;
+  nlohmann::json doc = RunMpirun({"-n", "1", kBinary, "cluster", "--mpi", inputs[0], inputs[1], "--json", ":", "-n", "1",
+                                  kBinary, "cluster", "--mpi", inputs[0], "--json"},
+                                 &err);
+  ASSERT_FALSE(doc.is_discarded()) << err;
   EXPECT_EQ(WithoutRunInfo(doc), WithoutRunInfo(expected));
 }
 
