@@ -55,6 +55,11 @@ TEST(QueryCommand, TextCsvAndJsonOutputs) {
   ASSERT_EQ(csv.code, 0) << csv.err;
   EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')), "name,n,total_ns");
   EXPECT_NE(csv.out.find("," + std::to_string(rows[0][2].get<int64_t>()) + "\n"), std::string::npos) << csv.out;
+  // csv is for programs: a real reads back as the same double; text shows 6 digits. NULL is an
+  // empty field in csv, NULL in text; quotes and commas are quoted.
+  const std::string cells = "SELECT 1.0 / 3 AS x, NULL AS n, 'a,\"b' AS q";
+  EXPECT_EQ(RunArgs({"query", kTrace, cells, "--format", "csv"}).out, "x,n,q\n0.3333333333333333,,\"a,\"\"b\"\n");
+  EXPECT_EQ(RunArgs({"query", kTrace, cells}).out, "       x  n     q   \n0.333333  NULL  a,\"b\n(1 row)\n");
 }
 
 TEST(QueryCommand, ADatabaseConvertWroteAnswersAsTheTraceDoes) {
