@@ -74,8 +74,11 @@ StatusOr<MpiLoad> LoadRankSummariesOverMpi(const std::vector<std::string>& paths
   MPI_Initialized(&initialized);
   if (initialized) return Internal("MPI is already initialized in this process: --mpi runs once per program");
   MpiSession session;
-  RETURN_IF_ERROR(Check(MPI_Init(nullptr, nullptr), "MPI_Init"));
+  // FUNNELED: the loading runs on threads (--jobs); MPI is called from this thread only.
+  int provided = 0;
+  RETURN_IF_ERROR(Check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread"));
   session.ok = true;
+  if (provided < MPI_THREAD_FUNNELED) threads = 1;  // an MPI that allows no other thread
   MpiLoad r;
   MPI_Comm_rank(MPI_COMM_WORLD, &r.process);
   MPI_Comm_size(MPI_COMM_WORLD, &r.processes);

@@ -27,7 +27,7 @@ struct MpiLoad {
   std::optional<LoadedRanks> all;  // on process 0: every input's summary, in the order of `paths`
 };
 
-// Joins the MPI job (MPI_Init), loads this process's share, gathers on process 0 and leaves the
+// Joins the MPI job (MPI_Init_thread), loads this process's share, gathers on process 0 and leaves the
 // job (MPI_Finalize). Once per program: MPI cannot be initialized again after it finalized.
 // Process 0's `paths` are the job's inputs; the other processes' are replaced by them.
 StatusOr<MpiLoad> LoadRankSummariesOverMpi(const std::vector<std::string>& paths, const RankTraceLoader& load,
