@@ -1,3 +1,4 @@
+// LoadedRanks <-> JSON, the message of `cluster --mpi`: every field round-trips, a broken message is an error.
 #include "analysis/cluster/loaded_ranks_json.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// FillSqlite / WriteSqlite on a trace with every table filled: rows, columns, documentation, NULLs, args, atomic write.
 #include "export/sqlite/sqlite_writer.h"
 
 #include <gtest/gtest.h>
