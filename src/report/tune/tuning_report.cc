@@ -136,9 +136,10 @@ std::string TuningReportHtml(const TuningReportData& d) {
     if (d.default_trial) {
       const auto [def, def_note] = value(*d.default_trial);
       if (def && best_value && *def != 0) {
-        const double change = (*best_value - *def) / std::fabs(*def) * 100;
-        b += fmt::format("; the default gave {}{} ({} with the best)", Html(Num(*def)), Html(def_note),
-                         Html(FormatPct(change)));
+        // As the terminal says it: positive = better than the default, whichever the direction.
+        const double better = (d.maximize ? *best_value - *def : *def - *best_value) / std::fabs(*def) * 100;
+        b += fmt::format("; the default gave {}{} ({:+.1f}% better with the best)", Html(Num(*def)), Html(def_note),
+                         better);
       }
     }
     b += "</p>\n";

@@ -99,11 +99,20 @@ TEST(TuningReport, PageHasResultImportanceAndEscapesNames) {
   EXPECT_NE(html.find("Best: trial 3"), std::string::npos);
   // Trial 3 measured 60 once, then a mean of 61 when re-measured: the mean is what is reported.
   EXPECT_NE(html.find("<b>61</b> (re-measured mean, n=3)"), std::string::npos) << html;
-  EXPECT_NE(html.find("-49.17%"), std::string::npos) << "61 vs the default 120";
+  EXPECT_NE(html.find("+49.2% better"), std::string::npos) << "61 vs the default 120";
   EXPECT_NE(html.find("[58, 64]"), std::string::npos);
   EXPECT_LT(html.find(">threads<"), html.find(">format<"));
   EXPECT_EQ(html.find("<b>x</b>"), std::string::npos) << "parameter values are escaped";
   EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
+// The page words the change as the terminal does: positive = better than the default (it said
+// "-49% with the best" where the terminal said "+49% better"), for either direction.
+TEST(TuningReport, ImprovementReadsAsTheTerminalSaysIt) {
+  TuningReportData d = Study();  // default 120, best re-measured at 61
+  EXPECT_NE(TuningReportHtml(d).find("(+49.2% better with the best)"), std::string::npos);
+  d.maximize = true;  // 61 against 120 when larger is better
+  EXPECT_NE(TuningReportHtml(d).find("(-49.2% better with the best)"), std::string::npos);
 }
 
 TEST(TuningReport, NoCompleteTrialSaysSo) {
