@@ -543,7 +543,8 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_option("--budget", o->budget, "evaluations in the whole study, failed ones included (default 100)");
   cmd->add_option(
       "--time", o->time,
-      "stop the search after this long (\"30m\"); the re-measurement of --remeasure comes after it");
+      "the whole run's wall time (\"30m\"): the search stops early enough to leave the re-measurement of "
+      "--remeasure its expected time");
   cmd->add_option("--sampler", o->sampler, "auto (default), gp, tpe, evolution or random");
   cmd->add_option("--repeats", o->repeats, "measurements per configuration; clearly worse ones stop early (racing)");
   cmd->add_option("--timeout", o->timeout, "kill a trial's process group after this long (\"60s\"); the trial fails");

@@ -274,6 +274,25 @@ Status RefreshTrials(Study& st, StudyStorage& store) {
   return Status::Ok();
 }
 
+// --time covers the whole run: the search leaves the re-measurement at the end (the top K and the
+// default, remeasure_repeats measurements each) the time it is expected to take, at the mean
+// duration of one measurement so far. Under st.mu.
+std::chrono::nanoseconds RemeasureReserve(const Study& st) {
+  if (st.opt.remeasure_top <= 0 || st.opt.remeasure_repeats <= 0) return std::chrono::nanoseconds(0);
+  double seconds = 0;
+  int64_t measurements = 0;
+  for (const TrialRecord& t : st.trials) {
+    if (t.state != TrialState::kComplete || !(t.finished_at > t.started_at)) continue;
+    seconds += t.finished_at - t.started_at;
+    // One JSON object per measurement in `measurements`.
+    measurements += std::max<int64_t>(1, std::count(t.measurements.begin(), t.measurements.end(), '{'));
+  }
+  if (measurements == 0) return std::chrono::nanoseconds(0);
+  const double reserve_s = seconds / static_cast<double>(measurements) * (st.opt.remeasure_top + 1) *
+                           st.opt.remeasure_repeats;
+  return std::chrono::nanoseconds(static_cast<int64_t>(reserve_s * 1e9));
+}
+
 // One worker: until the budget is spent, the time is up, or the space is exhausted.
 void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
   const int64_t max_infeasible = st.opt.max_infeasible > 0 ? st.opt.max_infeasible : 1000 * std::max<int64_t>(1, st.opt.budget);
@@ -283,9 +302,15 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
     st.stop = true;
   };
   while (!st.stop && !TrialsInterrupted()) {
-    if (st.opt.time_limit_ns > 0 &&
-        std::chrono::steady_clock::now() - st.start >= std::chrono::nanoseconds(st.opt.time_limit_ns))
-      break;
+    if (st.opt.time_limit_ns > 0) {
+      std::chrono::nanoseconds reserve;
+      {
+        std::lock_guard<std::mutex> lock(st.mu);
+        reserve = RemeasureReserve(st);
+      }
+      if (std::chrono::steady_clock::now() - st.start + reserve >= std::chrono::nanoseconds(st.opt.time_limit_ns))
+        break;
+    }
     TrialRecord job;
     std::vector<double> incumbent;
     uint64_t stream = 0;

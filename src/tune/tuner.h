@@ -36,7 +36,7 @@ struct TuneOptions {
   std::string sampler = "auto";
   std::vector<ObjectiveSpec> objectives;  // at least one
   int64_t budget = 100;     // evaluations (complete + failed) in the whole study
-  TimeNs time_limit_ns = 0;  // wall time of this run; 0 = none
+  TimeNs time_limit_ns = 0;  // wall time of this run, re-measurement included (its expected time is kept for it); 0 = none
   int workers = 1;
   int repeats = 1;           // measurements per configuration; racing stops clearly worse ones early
   bool racing = true;
@@ -93,7 +93,7 @@ struct Progress {
   int64_t evaluations = 0;
   int64_t budget = 0;
   const TrialSummary* trial = nullptr;  // the one that just finished; null in the re-measurement
-  // During the re-measurement at the end (after the search and outside --time), once per
+  // During the re-measurement at the end (after the search, inside --time), once per
   // configuration as it finishes: `evaluations` of `budget` configurations are done.
   const Remeasured* remeasured = nullptr;
   std::optional<double> best_value;     // first objective, in its own direction
