@@ -17,7 +17,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include "base/hash.h"
 #include "tune/racing.h"
+#include "tune/remeasure.h"
 #include "tune/sampler.h"
 #include "tune/trial_record_json.h"
 #include "tune/trial_runner.h"
@@ -485,9 +487,10 @@ std::string StudyFingerprint(const SearchSpace& space, const std::vector<Objecti
   }
   for (const Expression& e : space.constraints()) text += "&" + e.text();
   text += "#" + FormatObjectives(objectives) + "#" + extra;
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a, then mixed
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
-  return fmt::format("{:016x}", Rng::Mix(h));
+  // FNV-1a from the basis fingerprints were first made with (a digit short of FNV's own), so
+  // that study files written before keep resuming; then mixed.
+  constexpr uint64_t kFingerprintBasis = 1469598103934665603ULL;
+  return fmt::format("{:016x}", Rng::Mix(Fnv1a(text, kFingerprintBasis)));
 }
 
 StatusOr<TuneResult> LoadStudy(const SearchSpace& space, StudyStorage& storage, const TuneOptions& options) {
@@ -564,59 +567,9 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
                                  [](const TrialRecord& t) { return t.state != TrialState::kPending; });
   result.run_here = st.run_here;
 
-  // Re-measure the best configurations, so the reported numbers carry an interval.
-  if (options.remeasure_top > 0 && !st.objectives.empty() && !TrialsInterrupted()) {
-    std::vector<size_t> order;
-    for (size_t i = 0; i < result.trials.size(); ++i)
-      if (result.trials[i].state == TrialState::kComplete && Minimized({st.objectives[0]}, result.trials[i].metrics))
-        order.push_back(i);
-    auto val = [&](size_t i) { return (*Minimized({st.objectives[0]}, result.trials[i].metrics))[0]; };
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return val(a) < val(b); });
-    if (order.size() > static_cast<size_t>(options.remeasure_top)) order.resize(options.remeasure_top);
-    // The default configuration too, so that the improvement over it compares two re-measured means.
-    if (result.default_trial && std::find(order.begin(), order.end(), *result.default_trial) == order.end() &&
-        result.trials[*result.default_trial].state == TrialState::kComplete &&
-        Minimized({st.objectives[0]}, result.trials[*result.default_trial].metrics))
-      order.push_back(*result.default_trial);
-    for (size_t i : order) {
-      const TrialSummary& t = result.trials[i];
-      std::vector<double> xs;
-      for (const auto& m : t.measurements)
-        if (auto it = m.find(st.objectives[0].name); it != m.end()) xs.push_back(it->second);
-      Rng rng = Rng::ForTrial(options.seed ^ 0x7e3a, static_cast<uint64_t>(t.number));
-      for (int r = 0; r < options.remeasure_repeats; ++r) {
-        EvalResult e = evaluator.Evaluate(t.params, rng);
-        if (e.state != TrialState::kComplete) continue;
-        if (auto it = e.metrics.find(st.objectives[0].name); it != e.metrics.end()) xs.push_back(it->second);
-      }
-      MeanInterval ci = MeanConfidenceInterval(xs);
-      result.remeasured.push_back({t.number, t.params, st.objectives[0].name, xs.size(), ci.mean, ci.low, ci.high});
-      if (progress) {
-        Progress p;
-        p.evaluations = static_cast<int64_t>(result.remeasured.size());
-        p.budget = static_cast<int64_t>(order.size());
-        p.remeasured = &result.remeasured.back();
-        progress(p);
-      }
-    }
-    // The recommendation is the best re-measured mean: a lucky first measurement does not win.
-    const double sign = st.objectives[0].maximize ? -1 : 1;
-    for (size_t k = 0; k < result.remeasured.size(); ++k) {
-      if (!std::isfinite(result.remeasured[k].mean)) continue;
-      if (!result.remeasured_best ||
-          sign * result.remeasured[k].mean < sign * result.remeasured[*result.remeasured_best].mean)
-        result.remeasured_best = k;
-    }
-    if (result.remeasured_best) result.best = order[*result.remeasured_best];
-  }
+  if (options.remeasure_top > 0 && !st.objectives.empty() && !TrialsInterrupted())
+    RemeasureBest(options, st.objectives[0], evaluator, progress, &result);
   return result;
-}
-
-const Remeasured* RemeasuredOf(const TuneResult& r, size_t trial) {
-  if (trial >= r.trials.size()) return nullptr;
-  for (const Remeasured& m : r.remeasured)
-    if (m.number == r.trials[trial].number && m.n > 0) return &m;
-  return nullptr;
 }
 
 }  // namespace cprof::tune
