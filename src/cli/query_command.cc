@@ -5,7 +5,6 @@
 // into an in-memory database, or a database `convert` wrote, opened read-only as it is.
 #include <sqlite3.h>
 
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/json_values.h"
 #include "export/sqlite/sqlite_writer.h"
+#include "import/sqlite/sqlite_db.h"
 #include "model/trace.h"
 
 namespace cprof::cli {
@@ -33,15 +33,9 @@ struct StmtCloser {
   void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
 };
 
-bool StartsLikeSqlite(const std::string& path) {
-  char head[16] = {};
-  std::ifstream in(path, std::ios::binary);
-  return in.read(head, sizeof head) && std::string_view(head, sizeof head) == std::string_view("SQLite format 3\0", 16);
-}
-
 // The database to query: a `convert` output as it is, or the trace loaded into memory.
 StatusOr<Db> OpenDatabase(const std::string& path, CommandContext& ctx) {
-  if (StartsLikeSqlite(path)) {
+  if (IsSqliteFile(path)) {
     sqlite3* raw = nullptr;
     int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
     Db db(raw);
@@ -64,15 +58,18 @@ StatusOr<Db> OpenDatabase(const std::string& path, CommandContext& ctx) {
   return db;
 }
 
+// A text or blob cell's bytes.
+std::string ColumnText(sqlite3_stmt* st, int c) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
+  return std::string(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, c)));
+}
+
 nlohmann::ordered_json CellJson(sqlite3_stmt* st, int c) {
   switch (sqlite3_column_type(st, c)) {
     case SQLITE_INTEGER: return sqlite3_column_int64(st, c);
     case SQLITE_FLOAT: return sqlite3_column_double(st, c);
     case SQLITE_NULL: return nullptr;
-    default: {
-      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
-      return std::string(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, c)));
-    }
+    default: return ColumnText(st, c);
   }
 }
 
@@ -85,10 +82,7 @@ std::string CellText(sqlite3_stmt* st, int c, std::string_view null_text, bool s
       return short_reals ? fmt::format("{:.6g}", sqlite3_column_double(st, c))
                          : fmt::format("{}", sqlite3_column_double(st, c));
     case SQLITE_NULL: return std::string(null_text);
-    default: {
-      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(st, c));
-      return std::string(text ? text : "", static_cast<size_t>(sqlite3_column_bytes(st, c)));
-    }
+    default: return ColumnText(st, c);
   }
 }
 

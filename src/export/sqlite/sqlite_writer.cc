@@ -1,5 +1,5 @@
 // The tables are generated from the X-macro column lists of model/tables.h: a column's SQL name
-// and type come from its C++ type (Column<T>), and each row is bound value by value (Bind), so a
+// and type come from its C++ type (ColumnSql<T>), and each row is bound value by value (Bind), so a
 // column added to the model appears here without an edit.
 #include "export/sqlite/sqlite_writer.h"
 
