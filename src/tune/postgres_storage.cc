@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS cprof_tune_trials (
   UNIQUE (study_id, key),
   UNIQUE (study_id, number)
 );
+CREATE INDEX IF NOT EXISTS cprof_tune_trials_counted ON cprof_tune_trials (study_id) WHERE state != 'infeasible';
 )sql";
 
 struct ResultDeleter {
@@ -113,7 +114,7 @@ class PostgresStorage final : public StudyStorage {
     return out;
   }
 
-  StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& p) override {
+  StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& p, int64_t budget) override {
     std::optional<TrialRecord> out;
     Status st = Transaction([&]() -> Status {
       // Locks the study row until commit: numbers are handed out one reservation at a time.
@@ -121,6 +122,13 @@ class PostgresStorage final : public StudyStorage {
                                         "WHERE id = $1 RETURNING next_number - 1",
                                         {std::to_string(study)}));
       if (PQntuples(num.get()) != 1) return NotFound("PostgreSQL: no study {}", study);
+      if (budget > 0) {
+        // The study row is locked until commit: no other reservation lands between count and insert.
+        ASSIGN_OR_RETURN(Result n, Exec("SELECT count(*) FROM cprof_tune_trials WHERE study_id = $1 AND "
+                                        "state != 'infeasible'",
+                                        {std::to_string(study)}));
+        if (std::stoll(Get(n, 0, 0)) >= budget) return BudgetSpent(budget);
+      }
       TrialRecord t = p;
       t.number = std::stoll(Get(num, 0, 0));
       ASSIGN_OR_RETURN(Result ins,

@@ -2,8 +2,10 @@
 // transaction (BEGIN IMMEDIATE serializes writers across processes), UNIQUE(study_id, key) as the
 // arbiter of duplicates.
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "tune/study_storage.h"
@@ -41,6 +43,7 @@ CREATE TABLE IF NOT EXISTS cprof_tune_trials (
   UNIQUE (study_id, key),
   UNIQUE (study_id, number)
 );
+CREATE INDEX IF NOT EXISTS cprof_tune_trials_counted ON cprof_tune_trials (study_id) WHERE state != 'infeasible';
 )sql";
 
 class Stmt {
@@ -87,6 +90,11 @@ class SqliteStorage final : public StudyStorage {
     if (rc != SQLITE_OK) {
       std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
       sqlite3_close(db);
+      // SQLite says only "unable to open database file": name the likely cause.
+      std::error_code ec;
+      const std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
+      if (!ec && !std::filesystem::is_directory(dir, ec)) msg += fmt::format(" (the folder {} does not exist)", dir.string());
+      else if (!ec && ::access(dir.c_str(), W_OK) != 0) msg += fmt::format(" (the folder {} is not writable)", dir.string());
       return InvalidInput("{}: cannot open SQLite database: {}", path, msg);
     }
     auto s = std::make_unique<SqliteStorage>(db, path);
@@ -181,12 +189,20 @@ class SqliteStorage final : public StudyStorage {
     }
   }
 
-  StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& p) override {
+  StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& p, int64_t budget) override {
     std::optional<TrialRecord> out;
     RETURN_IF_ERROR(WithWriteTransaction([&]() -> Status {
       Stmt exists(db_, "SELECT 1 FROM cprof_tune_trials WHERE study_id = ? AND key = ?");
       exists.Bind(1, study).Bind(2, p.key);
       if (exists.Step() == SQLITE_ROW) return Status::Ok();  // someone has it: no change
+      if (budget > 0) {
+        // Under the write lock: no other process reserves between this count and the insert.
+        // The partial index keeps it O(budget) beside a replay's thousands of infeasible rows.
+        Stmt n(db_, "SELECT count(*) FROM cprof_tune_trials WHERE study_id = ? AND state != 'infeasible'");
+        n.Bind(1, study);
+        if (n.Step() != SQLITE_ROW) return Error("count trials");
+        if (n.Int(0) >= budget) return BudgetSpent(budget);
+      }
       Stmt num(db_, "SELECT next_number FROM cprof_tune_studies WHERE id = ?");
       num.Bind(1, study);
       if (num.Step() != SQLITE_ROW) return NotFound("{}: no study {}", path_, study);

@@ -13,9 +13,21 @@ double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+Status BudgetSpent(int64_t budget) {
+  return ResourceLimit("the study's budget of {} evaluations is spent", budget);
+}
+
 StatusOr<std::unique_ptr<StudyStorage>> OpenStudyStorage(const std::string& url) {
   if (url == "memory" || url == "memory://") return MakeMemoryStorage();
   if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0) return OpenPostgresStorage(url);
+  // `sqlite:/x.db` was opened as the path "sqlite:/x.db" ("unable to open database file").
+  for (const char* scheme : {"sqlite:", "postgresql:", "postgres:", "memory:"}) {
+    const std::string s = scheme;
+    if (url.rfind(s, 0) == 0 && url.rfind(s + "//", 0) != 0)
+      return InvalidInput("storage '{}': write {}//... ({})", url, s,
+                          s == "sqlite:" ? "sqlite://rel/path.db, or sqlite:///abs/path.db with three slashes"
+                                         : s == "memory:" ? "or just memory" : "postgresql://user@host:port/db");
+  }
   if (url.rfind("sqlite:///", 0) == 0) return OpenSqliteStorage(url.substr(9));  // keeps the leading '/'
   if (url.rfind("sqlite://", 0) == 0) return OpenSqliteStorage(url.substr(9));
   if (url.find("://") == std::string::npos && !url.empty()) return OpenSqliteStorage(url);
@@ -30,6 +42,7 @@ struct MemoryDb {
     std::string name, fingerprint;
     std::vector<TrialRecord> trials;
     std::unordered_set<std::string> keys;  // of trials: the UNIQUE (study, key) constraint
+    int64_t counted = 0;                   // trials that count toward a budget: not infeasible
   };
   std::vector<Study> studies;
   int64_t next_trial_id = 1;
@@ -47,7 +60,7 @@ class MemoryStorage final : public StudyStorage {
         return InvalidInput("study '{}' exists with another search space, objective or command", name);
       return static_cast<int64_t>(i + 1);
     }
-    db_->studies.push_back({name, fingerprint, {}, {}});
+    db_->studies.push_back({name, fingerprint, {}, {}, 0});
     return static_cast<int64_t>(db_->studies.size());
   }
 
@@ -66,11 +79,14 @@ class MemoryStorage final : public StudyStorage {
     return std::vector<TrialRecord>(trials.begin() + static_cast<std::ptrdiff_t>(from), trials.end());
   }
 
-  StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& proposal) override {
+  StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& proposal, int64_t budget) override {
     std::lock_guard<std::mutex> lock(db_->mu);
     RETURN_IF_ERROR(Check(study));
     auto& trials = db_->studies[study - 1].trials;
-    if (!db_->studies[study - 1].keys.insert(proposal.key).second) return std::optional<TrialRecord>();
+    if (db_->studies[study - 1].keys.count(proposal.key)) return std::optional<TrialRecord>();
+    if (budget > 0 && db_->studies[study - 1].counted >= budget) return BudgetSpent(budget);
+    db_->studies[study - 1].keys.insert(proposal.key);
+    db_->studies[study - 1].counted += proposal.state != TrialState::kInfeasible;
     TrialRecord t = proposal;
     t.id = db_->next_trial_id++;
     t.number = static_cast<int64_t>(trials.size());
@@ -83,6 +99,7 @@ class MemoryStorage final : public StudyStorage {
     for (auto& s : db_->studies)
       for (TrialRecord& r : s.trials)
         if (r.id == t.id) {
+          s.counted += (t.state != TrialState::kInfeasible) - (r.state != TrialState::kInfeasible);
           r.state = t.state;
           r.metrics = t.metrics;
           r.measurements = t.measurements;

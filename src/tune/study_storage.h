@@ -3,7 +3,7 @@
 //
 //   ASSIGN_OR_RETURN(auto store, OpenStudyStorage("sqlite:///study.db"));
 //   ASSIGN_OR_RETURN(int64_t study, store->OpenStudy("resnet-threads", fingerprint));
-//   ASSIGN_OR_RETURN(std::optional<TrialRecord> t, store->Reserve(study, proposal));  // nullopt: taken
+//   ASSIGN_OR_RETURN(std::optional<TrialRecord> t, store->Reserve(study, proposal, budget));  // nullopt: taken
 //   ... run it ...
 //   RETURN_IF_ERROR(store->Finish(*t));   // committed before it returns
 //
@@ -11,6 +11,8 @@
 //   - a configuration (its key) appears at most once per study: Reserve is atomic across threads,
 //     processes and machines (a UNIQUE constraint decides, not a read-then-write);
 //   - trial numbers are 0, 1, 2, ... in reservation order, without gaps;
+//   - a study never holds more than the budget's trials that count (not infeasible): Reserve
+//     checks it in the same transaction, so processes sharing a study do not overshoot it;
 //   - Finish is durable when it returns: kill -9 afterwards loses nothing.
 // A running trial whose worker died (same host and its pid is gone, or no heartbeat for
 // `stale_after` seconds) can be claimed by another worker, which reruns that configuration.
@@ -60,8 +62,11 @@ class StudyStorage {
   // Every trial of the study, by number.
   StatusOr<std::vector<TrialRecord>> LoadTrials(int64_t study) { return LoadTrialsFrom(study, 0); }
   // Inserts `proposal` (key, params, coords, sampler, worker, state) with the next number, unless
-  // the key is already in the study: then nullopt and nothing changes.
-  virtual StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& proposal) = 0;
+  // the key is already in the study: then nullopt and nothing changes. With budget > 0, a study
+  // that already holds `budget` trials which are not infeasible (running, complete, failed) is
+  // full: kResourceLimit and nothing changes (the check and the insert are one transaction).
+  virtual StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& proposal,
+                                                       int64_t budget) = 0;
   // Writes state, metrics, measurements, reason, finished_at of trial `t.id`.
   virtual Status Finish(const TrialRecord& t) = 0;
   // Hands running trial `id` from `from_worker` to `to_worker` (compare-and-set); false if it is no
@@ -80,6 +85,9 @@ StatusOr<std::unique_ptr<StudyStorage>> OpenStudyStorage(const std::string& url)
 std::unique_ptr<StudyStorage> MakeMemoryStorage();
 StatusOr<std::unique_ptr<StudyStorage>> OpenSqliteStorage(const std::string& path);
 StatusOr<std::unique_ptr<StudyStorage>> OpenPostgresStorage(const std::string& conninfo);
+
+// What Reserve returns for a study whose budget is spent (kResourceLimit).
+Status BudgetSpent(int64_t budget);
 
 // Seconds since the epoch, with sub-second precision.
 double UnixNow();

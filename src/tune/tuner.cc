@@ -362,8 +362,18 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
         }
       }
       if (!have) {
-        if (static_cast<int64_t>(h.evaluations()) + running >= st.opt.budget || infeasible >= max_infeasible) break;
-        for (int attempt = 0; attempt < 64 && !have; ++attempt) {
+        if (infeasible >= max_infeasible) break;
+        if (static_cast<int64_t>(h.evaluations()) + running >= st.opt.budget) {
+          if (running == 0) break;
+          // The budget is spent but trials still run (other workers, processes or machines): wait
+          // for them, so that this run reports the whole study, and reruns a trial whose worker
+          // dies. A process that left early reported 6 to 10 trials of a 10-trial study.
+          lock.unlock();
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          continue;
+        }
+        bool spent = false;  // another process took the last of the budget since our snapshot
+        for (int attempt = 0; attempt < 64 && !have && !spent; ++attempt) {
           std::optional<Config> proposal;
           std::string label;
           const Config* start = attempt == 0 ? NextStartConfig(st, trials) : nullptr;
@@ -397,7 +407,11 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
           rec.sampler = label;
           rec.worker = me;
           rec.started_at = UnixNow();
-          auto reserved = store.Reserve(st.id, rec);
+          auto reserved = store.Reserve(st.id, rec, st.opt.budget);
+          if (!reserved.ok() && reserved.status().code() == StatusCode::kResourceLimit) {
+            spent = true;
+            break;
+          }
           if (!reserved.ok()) {
             if (st.error.ok()) st.error = reserved.status();
             st.stop = true;
@@ -417,6 +431,7 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
         }
         if (!have) {
           if (st.stop) break;
+          if (spent) continue;  // the next snapshot shows the full budget
           // Everything left is running elsewhere: wait for a result to change the picture.
           lock.unlock();
           std::this_thread::sleep_for(std::chrono::milliseconds(200));
