@@ -423,6 +423,20 @@ StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(CommandSpec spec, con
   };
   for (const std::string& a : spec.argv) RETURN_IF_ERROR(check(a, "command"));
   for (const auto& [k, v] : spec.env) RETURN_IF_ERROR(check(v, "env " + k));
+  // A program that cannot run fails every trial the same way: say so now, not after the budget
+  // (a misspelt `pyhton3` ran the whole study, each trial "cannot run 'pyhton3'"). A program
+  // named by a placeholder is checked when each trial starts.
+  if (!spec.shell && SubstituteParams(spec.argv[0], {}).ok()) {
+    const std::string& name = spec.argv[0];
+    std::string exe = ResolveExecutable(name);
+    if (name.find('/') != std::string::npos && !spec.cwd.empty() && exe[0] != '/') exe = spec.cwd + "/" + exe;
+    struct stat st;
+    if (name.find('/') == std::string::npos && exe == name)
+      return InvalidInput("command '{}': not found on PATH", name);
+    if (::stat(exe.c_str(), &st) != 0) return InvalidInput("command '{}': {}", name, ::strerror(errno));
+    if (S_ISDIR(st.st_mode) || ::access(exe.c_str(), X_OK) != 0)
+      return InvalidInput("command '{}': not an executable file", name);
+  }
   auto runner = std::unique_ptr<TrialRunner>(new TrialRunner());
   for (const auto& [name, re] : spec.regex) {
     try {
@@ -430,6 +444,9 @@ StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(CommandSpec spec, con
     } catch (const std::regex_error& e) {
       return InvalidInput("--regex '{}': {}", re, e.what());
     }
+    // The value is group 1: without a group every trial failed with "no metrics in the output".
+    if (runner->regex_.back().second.mark_count() == 0)
+      return InvalidInput("--regex '{}': no group: put the number in parentheses, e.g. 'latency: ([0-9.]+) ms'", re);
   }
   for (const Parameter& p : space.params()) runner->param_names_.push_back(p.name);
   runner->spec_ = std::move(spec);

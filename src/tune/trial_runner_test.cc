@@ -85,7 +85,7 @@ TEST(TrialRunnerTest, FailuresCarryTheReason) {
   EXPECT_EQ(r.state, TrialState::kFailed);
   EXPECT_NE(r.reason.find("signal 11"), std::string::npos);
 
-  spec.argv = {"/nonexistent/binary"};
+  spec.argv = {"/nonexistent/{fmt}"};  // a program named by a placeholder fails when it runs
   r = RunSpec(spec);
   EXPECT_EQ(r.state, TrialState::kFailed);
   EXPECT_NE(r.reason.find("cannot run"), std::string::npos);
@@ -186,6 +186,33 @@ TEST(TrialRunnerTest, TemplatesAreCheckedAgainstTheSpace) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("nope"), std::string::npos);
   EXPECT_FALSE(TrialRunner::Create(CommandSpec{}, space).ok());
+}
+
+// Each of these failed every trial of the study the same way; they are usage errors up front.
+TEST(TrialRunnerTest, ACommandThatCannotRunOrARegexWithoutGroupIsAnErrorAtOnce) {
+  SearchSpace space = Space();
+  CommandSpec spec;
+  spec.argv = {"pyhton3", "bench.py", "{threads}"};
+  auto r = TrialRunner::Create(spec, space);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(r.status().message(), "command 'pyhton3': not found on PATH");
+  spec.argv = {"/nonexistent/binary"};
+  r = TrialRunner::Create(spec, space);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "command '/nonexistent/binary': No such file or directory");
+  spec.argv = {"/tmp"};
+  EXPECT_NE(TrialRunner::Create(spec, space).status().message().find("not an executable"), std::string::npos);
+  spec.argv = {"sh", "-c", "echo 'latency: 3 ms'"};
+  EXPECT_TRUE(TrialRunner::Create(spec, space).ok());  // found on PATH
+  spec.regex = {{"lat", "latency: [0-9]+ ms"}};
+  r = TrialRunner::Create(spec, space);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no group"), std::string::npos);
+  spec.shell = true;  // shell text: the shell finds the program
+  spec.regex.clear();
+  spec.argv = {"pyhton3 bench.py"};
+  EXPECT_TRUE(TrialRunner::Create(spec, space).ok());
 }
 
 }  // namespace
