@@ -62,6 +62,20 @@ TEST(QueryCommand, TextCsvAndJsonOutputs) {
   EXPECT_EQ(RunArgs({"query", kTrace, cells}).out, "       x  n     q   \n0.333333  NULL  a,\"b\n(1 row)\n");
 }
 
+// json writes each row as it comes, one compact array per line, inside the usual document: the
+// rows are never held as JSON values (a SELECT * of 300k slices: 330 MB -> 130 MB).
+TEST(QueryCommand, JsonRowsAreOneLineEachAndNoRowsIsAnEmptyList) {
+  Result r = RunArgs({"query", kTrace, "SELECT 1 AS a, 'x' AS b UNION ALL SELECT 2, NULL", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n    [1,\"x\"],\n    [2,null]\n  ]\n}\n"), std::string::npos) << r.out;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["columns"], nlohmann::json({"a", "b"}));
+  EXPECT_EQ(doc["rows"], nlohmann::json::parse(R"([[1, "x"], [2, null]])"));
+  nlohmann::json none = nlohmann::json::parse(RunArgs({"query", kTrace, "SELECT * FROM slice LIMIT 0", "--json"}).out);
+  EXPECT_TRUE(none["rows"].is_array() && none["rows"].empty()) << none.dump();
+  EXPECT_EQ(none["columns"].size(), 10u);
+}
+
 TEST(QueryCommand, ADatabaseConvertWroteAnswersAsTheTraceDoes) {
   fs::path db = fs::temp_directory_path() / ("cprof_query_" + std::to_string(::getpid()) + ".sqlite");
   Result conv = RunArgs({"convert", kTrace, db.string()});
