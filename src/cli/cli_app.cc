@@ -9,7 +9,11 @@
 
 namespace cprof::cli {
 
-int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostream& err, std::string_view program) {
+  // Installed under another name, the program is that subcommand: cann-auto-tune = tune.
+  const bool auto_tune = program == "cann-auto-tune";
+  std::vector<std::string> args = given;
+  if (auto_tune) args.insert(args.begin(), "tune");
   CLI::App app("cann-profiler: a performance profiler, advisor and tuner for AI workloads.\n"
                "Multi-word flags are documented with underscores (--time_range); dashes work too.",
                "cann-profiler");
@@ -27,6 +31,11 @@ int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream
     app.parse(argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {  // --help, --version
+      if (CLI::App* tune = app.get_subcommand("tune"); auto_tune && dynamic_cast<const CLI::CallForHelp*>(&e)) {
+        // "Usage: cann-auto-tune [OPTIONS]", not "cann-profiler tune", which is not what was run.
+        out << tune->get_formatter()->make_help(tune, std::string(program), CLI::AppFormatMode::Normal);
+        return static_cast<int>(ExitCode::kOk);
+      }
       app.exit(e, out, err);
       return static_cast<int>(ExitCode::kOk);
     }

@@ -7,11 +7,14 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cprof::cli {
 
-// `args` excludes the program name. Prints only to `out` and `err`.
-int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// `args` excludes the program name. Prints only to `out` and `err`. `program`: the name it runs
+// as (argv[0]'s file name); installed as `cann-auto-tune` it is `tune`, and its help says so.
+int RunCli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+           std::string_view program = "cann-profiler");
 
 }  // namespace cprof::cli

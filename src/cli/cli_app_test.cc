@@ -1,5 +1,5 @@
 // Commands run in-process through RunCli on real fixtures: summary (text and JSON, both flag
-// spellings, --time_range), info, convert.
+// spellings, --time_range), info, convert; the help of cann-auto-tune.
 #include "cli/cli_app.h"
 #include "cli/cli_test_util.h"
 
@@ -95,6 +95,19 @@ TEST(CliAppTest, ConvertWritesTheOutputOrNothing) {
   EXPECT_EQ(bad_format.code, 2);
   EXPECT_FALSE(fs::exists(dir / "x.out"));
   fs::remove_all(dir);
+}
+
+// Run as cann-auto-tune (the installed name that implies `tune`), the help names that program: it
+// said "Usage: cann-profiler tune", which is not what the user ran.
+TEST(CliAppTest, CannAutoTuneHelpNamesItself) {
+  std::ostringstream out, err;
+  ASSERT_EQ(RunCli({"--help"}, out, err, "cann-auto-tune"), 0) << err.str();
+  EXPECT_NE(out.str().find("Usage: cann-auto-tune [OPTIONS]"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("cann-profiler tune"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("--objective"), std::string::npos);
+  std::ostringstream out2, err2;
+  ASSERT_EQ(RunCli({"tune", "--help"}, out2, err2), 0) << err2.str();
+  EXPECT_NE(out2.str().find("Usage: cann-profiler tune [OPTIONS]"), std::string::npos) << out2.str();
 }
 
 }  // namespace

@@ -7,9 +7,8 @@
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  // Installed under another name, the program is that subcommand: cann-auto-tune = tune.
+  // Installed under another name, the program is that subcommand (cann-auto-tune = tune).
   std::string name = argc > 0 ? argv[0] : "";
   name = name.substr(name.find_last_of('/') + 1);
-  if (name == "cann-auto-tune") args.insert(args.begin(), "tune");
-  return cprof::cli::RunCli(args, std::cout, std::cerr);
+  return cprof::cli::RunCli(args, std::cout, std::cerr, name.empty() ? "cann-profiler" : name);
 }
