@@ -338,9 +338,11 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     progress = [&ctx, &topt, &infeasible_unreported](const Progress& p) {
       if (const Remeasured* m = p.remeasured) {
         // Each configuration runs max(3, --repeats) more times here: minutes of silence otherwise.
-        ctx.err << fmt::format("[re-measured {}/{}] trial {}: {} = {} [{}, {}] (95% CI, n={})\n",
-                               p.evaluations, p.budget, m->number, m->objective, FormatValueText(m->mean),
-                               FormatValueText(m->ci_low), FormatValueText(m->ci_high), m->n);
+        ctx.err << fmt::format("[re-measured {}/{}] trial {}{}: {} = {} [{}, {}] (95% CI, n={})\n",
+                               p.evaluations, p.budget, m->number,
+                               m->role == "candidate" ? "" : " (the " + m->role + ", again for the result)",
+                               m->objective, FormatValueText(m->mean), FormatValueText(m->ci_low),
+                               FormatValueText(m->ci_high), m->n);
         ctx.err.flush();
         return;
       }
@@ -441,11 +443,14 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     doc["improvement_over_default"] = improvement ? nlohmann::ordered_json(*improvement) : nlohmann::ordered_json(nullptr);
     doc["improvement_within_noise"] =
         within_noise ? nlohmann::ordered_json(*within_noise) : nlohmann::ordered_json(nullptr);
-    nlohmann::ordered_json rem = nlohmann::ordered_json::array();
-    for (const Remeasured& m : r.remeasured)
-      rem.push_back({{"trial", m.number}, {"params", ParamsJson(m.params)}, {"objective", m.objective}, {"n", m.n},
-                     {"mean", m.mean}, {"ci95_low", m.ci_low}, {"ci95_high", m.ci_high}});
-    doc["remeasured"] = rem;
+    for (const auto* list : {&r.remeasure_candidates, &r.remeasured}) {
+      nlohmann::ordered_json rem = nlohmann::ordered_json::array();
+      for (const Remeasured& m : *list)
+        rem.push_back({{"trial", m.number}, {"params", ParamsJson(m.params)}, {"objective", m.objective},
+                       {"role", m.role}, {"n", m.n}, {"mean", m.mean}, {"ci95_low", m.ci_low},
+                       {"ci95_high", m.ci_high}});
+      doc[list == &r.remeasured ? "remeasured" : "remeasure_candidates"] = rem;
+    }
     if (!r.pareto.empty()) {
       nlohmann::ordered_json front = nlohmann::ordered_json::array();
       for (size_t i : r.pareto)
@@ -482,9 +487,12 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     } else {
       text += "best     none: no trial succeeded\n";
     }
-    for (const Remeasured& m : r.remeasured)
-      text += fmt::format("re-measured trial {}: {} = {} [{}, {}] (95% CI, n={})\n", m.number, m.objective,
-                          FormatValueText(m.mean), FormatValueText(m.ci_low), FormatValueText(m.ci_high), m.n);
+    if (!r.remeasure_candidates.empty())
+      text += "chosen by fresh runs (then the best and the default were measured again for their lines):\n";
+    for (const Remeasured& m : r.remeasure_candidates)
+      text += fmt::format("  trial {}: {} = {} [{}, {}] (95% CI, n={}){}\n", m.number, m.objective,
+                          FormatValueText(m.mean), FormatValueText(m.ci_low), FormatValueText(m.ci_high), m.n,
+                          r.best && m.number == r.trials[*r.best].number ? " <- chosen" : "");
     const bool default_is_best = r.best && r.default_trial && *r.best == *r.default_trial;
     if (default_value) {
       text += fmt::format("default  {} = {}{}{}{}\n", objective_name, FormatValueText(*default_value),
@@ -573,8 +581,9 @@ Command AddTuneCommand(CLI::App& root) {
                   "NAME=REGEX reading metric NAME from stdout (group 1 of the last match); repeatable");
   cmd->add_flag("--shell", o->shell, "run the command through /bin/sh -c (values are shell-quoted)");
   cmd->add_option("--remeasure", o->remeasure,
-                  "re-measure the best K configurations at the end for confidence intervals (default 3; 0 with "
-                  "--replay)");
+                  "at the end, measure the best K configurations and the default max(3, --repeats) more times "
+                  "each to choose the best, then it and the default as often again for the reported means and "
+                  "95% intervals (default 3; 0 with --replay)");
   cmd->add_flag("--no_default", o->no_default, "do not start with the space's default configuration");
   cmd->add_flag("--quiet,-q", o->quiet, "no progress lines on stderr");
   AddOutputOptions(cmd, &o->output, "text or json");

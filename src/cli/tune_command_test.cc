@@ -364,9 +364,13 @@ TEST(TuneCommandTest, ReMeasurementReportsProgress) {
                           "--", "/bin/sh", "-c", "echo \"{{\\\"ms\\\": $(( 10 - $1 ))}}\"", "sh", "{x}"},
                          dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  // The best and the default (x = 0, the worst): two configurations.
-  EXPECT_NE(r.err.find("[re-measured 1/2] trial "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("[re-measured 2/2] trial 0: ms = 10 [10, 10] (95% CI, n=4)"), std::string::npos)
+  // The best and the default (x = 0, the worst), to choose, then both again for the result.
+  EXPECT_NE(r.err.find("[re-measured 1/4] trial "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("[re-measured 2/4] trial 0: ms = 10 [10, 10] (95% CI, n=3)"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("[re-measured 4/4] trial 0 (the default, again for the result): ms = 10 [10, 10] (95% CI, "
+                       "n=3)"),
+            std::string::npos)
       << r.err;
   r = Tune({"--space", "space.yaml", "--budget", "3", "--storage", "memory", "--remeasure", "1", "--quiet",
             "--", "/bin/sh", "-c", "echo \"{{\\\"ms\\\": $(( 10 - $1 ))}}\"", "sh", "{x}"},

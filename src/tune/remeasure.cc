@@ -1,13 +1,62 @@
-// The re-measurement at the end of a study: each configuration's earlier measurements plus
-// remeasure_repeats new ones, and a Student-t interval of their mean (racing.h).
+// The re-measurement at the end of a study: fresh measurements to choose, fresh ones again to
+// report, and a Student-t interval of each mean (racing.h).
 #include "tune/remeasure.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "tune/racing.h"
 
 namespace cprof::tune {
+namespace {
+
+// `n` fresh measurements of each configuration in `trials` (indices into result.trials), appended
+// to `out` with its role, each reported to `done` as it is finished. `in_turns`: one measurement of
+// each in turn (a, b, a, b, ...), so that a drift of the machine falls on each alike; else one
+// configuration after the other, so that progress shows each as it finishes. `stream` keeps the
+// stages' random draws apart (a replay with noise, test evaluators).
+void MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::string>& roles, bool in_turns, int n,
+                 uint64_t stream, const ObjectiveSpec& objective, Evaluator& evaluator, const TuneResult& result,
+                 const std::function<void(const Remeasured&)>& done, std::vector<Remeasured>* out) {
+  std::vector<std::vector<double>> xs(trials.size());
+  std::vector<Rng> rngs;
+  for (size_t i : trials) rngs.push_back(Rng::ForTrial(stream, static_cast<uint64_t>(result.trials[i].number)));
+  auto measure = [&](size_t k) {
+    EvalResult e = evaluator.Evaluate(result.trials[trials[k]].params, rngs[k]);
+    if (e.state != TrialState::kComplete) return;
+    if (auto it = e.metrics.find(objective.name); it != e.metrics.end() && std::isfinite(it->second))
+      xs[k].push_back(it->second);
+  };
+  auto finish = [&](size_t k) {
+    const TrialSummary& t = result.trials[trials[k]];
+    MeanInterval ci = MeanConfidenceInterval(xs[k]);
+    out->push_back({t.number, t.params, objective.name, xs[k].size(), ci.mean, ci.low, ci.high, roles[k]});
+    if (done) done(out->back());
+  };
+  if (in_turns) {
+    for (int r = 0; r < n; ++r)
+      for (size_t k = 0; k < trials.size(); ++k) measure(k);
+    for (size_t k = 0; k < trials.size(); ++k) finish(k);
+    return;
+  }
+  for (size_t k = 0; k < trials.size(); ++k) {
+    for (int r = 0; r < n; ++r) measure(k);
+    finish(k);
+  }
+}
+
+}  // namespace
+
+int RemeasureRepeats(const TuneOptions& options) { return std::max(3, options.remeasure_repeats); }
+
+std::chrono::nanoseconds RemeasureReserve(const TuneOptions& options, double seconds_per_measurement) {
+  if (options.remeasure_top <= 0) return std::chrono::nanoseconds(0);
+  const double runs = static_cast<double>(options.remeasure_top + 3) * RemeasureRepeats(options);
+  return std::chrono::nanoseconds(static_cast<int64_t>(seconds_per_measurement * runs * 1e9));
+}
 
 void RemeasureBest(const TuneOptions& options, const ObjectiveSpec& objective, Evaluator& evaluator,
                    const ProgressFn& progress, TuneResult* result) {
@@ -18,41 +67,45 @@ void RemeasureBest(const TuneOptions& options, const ObjectiveSpec& objective, E
   auto val = [&](size_t i) { return (*Minimized({objective}, result->trials[i].metrics))[0]; };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return val(a) < val(b); });
   if (order.size() > static_cast<size_t>(options.remeasure_top)) order.resize(options.remeasure_top);
-  // The default configuration too, so that the improvement over it compares two re-measured means.
-  if (result->default_trial && std::find(order.begin(), order.end(), *result->default_trial) == order.end() &&
-      result->trials[*result->default_trial].state == TrialState::kComplete &&
-      Minimized({objective}, result->trials[*result->default_trial].metrics))
-    order.push_back(*result->default_trial);
-  for (size_t i : order) {
-    const TrialSummary& t = result->trials[i];
-    std::vector<double> xs;
-    for (const auto& m : t.measurements)
-      if (auto it = m.find(objective.name); it != m.end()) xs.push_back(it->second);
-    Rng rng = Rng::ForTrial(options.seed ^ 0x7e3a, static_cast<uint64_t>(t.number));
-    for (int r = 0; r < options.remeasure_repeats; ++r) {
-      EvalResult e = evaluator.Evaluate(t.params, rng);
-      if (e.state != TrialState::kComplete) continue;
-      if (auto it = e.metrics.find(objective.name); it != e.metrics.end()) xs.push_back(it->second);
-    }
-    MeanInterval ci = MeanConfidenceInterval(xs);
-    result->remeasured.push_back({t.number, t.params, objective.name, xs.size(), ci.mean, ci.low, ci.high});
-    if (progress) {
-      Progress p;
-      p.evaluations = static_cast<int64_t>(result->remeasured.size());
-      p.budget = static_cast<int64_t>(order.size());
-      p.remeasured = &result->remeasured.back();
-      progress(p);
-    }
-  }
-  // The recommendation is the best re-measured mean: a lucky first measurement does not win.
+  // The default configuration too: it may be the best, and the improvement is measured against it.
+  const std::optional<size_t> def = result->default_trial;
+  if (def && std::find(order.begin(), order.end(), *def) == order.end() &&
+      result->trials[*def].state == TrialState::kComplete && Minimized({objective}, result->trials[*def].metrics))
+    order.push_back(*def);
+  if (order.empty()) return;
+  const int n = RemeasureRepeats(options);
+  size_t reported = def ? 2 : 1;  // configurations stage 2 measures: 1 when the default is chosen
+  int64_t finished = 0;
+  auto done = [&](const Remeasured& m) {
+    if (!progress) return;
+    Progress p;
+    p.evaluations = ++finished;
+    p.budget = static_cast<int64_t>(order.size() + reported);
+    p.remeasured = &m;
+    progress(p);
+  };
+
+  // Stage 1: choose by fresh means.
+  MeasureAnew(order, std::vector<std::string>(order.size(), "candidate"), false, n, options.seed ^ 0x7e3a, objective,
+              evaluator, *result, done, &result->remeasure_candidates);
   const double sign = objective.maximize ? -1 : 1;
-  for (size_t k = 0; k < result->remeasured.size(); ++k) {
-    if (!std::isfinite(result->remeasured[k].mean)) continue;
-    if (!result->remeasured_best ||
-        sign * result->remeasured[k].mean < sign * result->remeasured[*result->remeasured_best].mean)
-      result->remeasured_best = k;
+  std::optional<size_t> chosen;  // index into order
+  for (size_t k = 0; k < order.size(); ++k) {
+    const Remeasured& m = result->remeasure_candidates[k];
+    if (m.n == 0) continue;
+    if (!chosen || sign * m.mean < sign * result->remeasure_candidates[*chosen].mean) chosen = k;
   }
-  if (result->remeasured_best) result->best = order[*result->remeasured_best];
+  if (!chosen) return;  // every fresh measurement failed: the search's best stands
+  result->best = order[*chosen];
+
+  // Stage 2: what is reported, measured after the choice and so independent of it.
+  std::vector<size_t> report = {order[*chosen]};
+  if (def && *def != order[*chosen] && std::find(order.begin(), order.end(), *def) != order.end())
+    report.push_back(*def);
+  reported = report.size();
+  MeasureAnew(report, {"best", "default"}, true, n, options.seed ^ 0x5e1ec7, objective, evaluator, *result, done,
+              &result->remeasured);
+  if (result->remeasured.front().n > 0) result->remeasured_best = 0;
 }
 
 const Remeasured* RemeasuredOf(const TuneResult& r, size_t trial) {

@@ -285,18 +285,6 @@ Status RefreshTrials(Study& st, StudyStorage& store) {
   return Status::Ok();
 }
 
-// --time covers the whole run: the search leaves the re-measurement at the end (the top K and the
-// default, remeasure_repeats measurements each) the time it is expected to take, at the mean
-// duration of one measurement this run. Under st.mu; O(1), since the loop asks before every
-// proposal (a replay makes ~100 free infeasible proposals per evaluation).
-std::chrono::nanoseconds RemeasureReserve(const Study& st) {
-  if (st.opt.remeasure_top <= 0 || st.opt.remeasure_repeats <= 0 || st.measurements == 0)
-    return std::chrono::nanoseconds(0);
-  const double reserve_s = st.measured_seconds / static_cast<double>(st.measurements) *
-                           (st.opt.remeasure_top + 1) * st.opt.remeasure_repeats;
-  return std::chrono::nanoseconds(static_cast<int64_t>(reserve_s * 1e9));
-}
-
 // One worker: until the budget is spent, the time is up, or the space is exhausted.
 void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
   const int64_t max_infeasible = st.opt.max_infeasible > 0 ? st.opt.max_infeasible : 1000 * std::max<int64_t>(1, st.opt.budget);
@@ -307,10 +295,14 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
   };
   while (!st.stop && !TrialsInterrupted()) {
     if (st.opt.time_limit_ns > 0) {
-      std::chrono::nanoseconds reserve;
+      // --time covers the whole run: the search leaves the re-measurement at the end its expected
+      // time, at this run's mean measurement. O(1): asked before every proposal (a replay makes ~100
+      // free infeasible proposals per evaluation).
+      std::chrono::nanoseconds reserve(0);
       {
         std::lock_guard<std::mutex> lock(st.mu);
-        reserve = RemeasureReserve(st);
+        if (st.measurements > 0)
+          reserve = RemeasureReserve(st.opt, st.measured_seconds / static_cast<double>(st.measurements));
       }
       if (std::chrono::steady_clock::now() - st.start + reserve >= std::chrono::nanoseconds(st.opt.time_limit_ns))
         break;

@@ -40,8 +40,8 @@ struct TuneOptions {
   int workers = 1;
   int repeats = 1;           // measurements per configuration; racing stops clearly worse ones early
   bool racing = true;
-  int remeasure_top = 0;     // re-measure the best K configurations at the end
-  int remeasure_repeats = 5;
+  int remeasure_top = 0;     // re-measure the best K configurations and the default at the end (remeasure.h)
+  int remeasure_repeats = 5; // fresh measurements of each there, per stage (at least 3)
   uint64_t seed = 0;
   bool default_first = true;  // evaluate the space's default configuration first, when it has one
   // Configurations to evaluate next (after the default, before any sampler proposal), e.g. the
@@ -68,25 +68,31 @@ struct Remeasured {
   int64_t number = 0;
   std::map<std::string, std::string> params;
   std::string objective;
-  size_t n = 0;
+  size_t n = 0;                              // fresh measurements (the search's are not among them)
   double mean = 0, ci_low = 0, ci_high = 0;  // 95% Student-t interval of the mean
+  std::string role;                          // "candidate" (chosen among), "best" or "default" (reported)
 };
 
 struct TuneResult {
   std::string study_name;
   std::vector<TrialSummary> trials;   // the whole study, by number
-  // Index into trials: the best first objective; after re-measurement, the best re-measured mean.
+  // Index into trials: the best first objective; after re-measurement, the best candidate's mean.
   std::optional<size_t> best;
   std::vector<size_t> pareto;         // with several objectives: the non-dominated complete trials
   std::optional<size_t> default_trial;  // the default configuration's trial, when evaluated
-  std::vector<Remeasured> remeasured;   // the top configurations, then the default if not among them
-  std::optional<size_t> remeasured_best;  // index into remeasured: the one `best` points at
+  // The re-measurement (remeasure.h). Candidates: the top configurations, then the default if not
+  // among them, measured afresh to choose the best. Remeasured: the chosen one, then the default
+  // unless it is the chosen one, measured afresh again: the numbers to report.
+  std::vector<Remeasured> remeasure_candidates;
+  std::vector<Remeasured> remeasured;
+  std::optional<size_t> remeasured_best;  // index into remeasured: the one `best` points at (0)
   int64_t evaluations = 0;   // complete + failed in the study
   int64_t resumed = 0;       // trials already finished in the study when this run started
   int64_t run_here = 0;      // trials this run evaluated
 };
 
-// The re-measurement of r.trials[trial], when it had one with at least one measurement.
+// The reported re-measurement of r.trials[trial] (the best or the default), when it had one with at
+// least one measurement.
 const Remeasured* RemeasuredOf(const TuneResult& r, size_t trial);
 
 struct Progress {
@@ -94,7 +100,7 @@ struct Progress {
   int64_t budget = 0;
   const TrialSummary* trial = nullptr;  // the one that just finished; null in the re-measurement
   // During the re-measurement at the end (after the search, inside --time), once per
-  // configuration as it finishes: `evaluations` of `budget` configurations are done.
+  // configuration and stage as it finishes (its role says which): `evaluations` of `budget` are done.
   const Remeasured* remeasured = nullptr;
   std::optional<double> best_value;     // first objective, in its own direction
   double eta_s = -1;                    // -1 when unknown
