@@ -17,8 +17,14 @@ namespace cprof::tune {
 
 struct EvalResult {
   TrialState state = TrialState::kFailed;  // kComplete, kFailed or kInfeasible
-  std::map<std::string, double> metrics;   // every number the evaluation reported
+  std::map<std::string, double> metrics;   // every finite number the evaluation reported
+  // Values reported that are not finite numbers, by name: what they are ("is NaN", "is infinite",
+  // "is a string (\"12.5\"), not a number"); an objective among them fails the trial so.
+  std::map<std::string, std::string> not_numbers;
   std::string reason;                      // why it failed / is infeasible
+  // Failed because the command exited non-zero with a message on stderr (the reason quotes its
+  // last line): the same one on the study's first trials means the command itself is wrong.
+  bool exit_error = false;
   double seconds = 0;                      // wall time the evaluation took
 };
 

@@ -16,14 +16,13 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
 #include "base/temp_dir.h"
+#include "tune/printed_metrics.h"
 
 extern char** environ;
 
@@ -374,39 +373,6 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
   return r;
 }
 
-std::map<std::string, double> ParseMetrics(const std::string& out,
-                                           const std::vector<std::pair<std::string, std::regex>>& regex) {
-  std::map<std::string, double> metrics;
-  // The last line that is a JSON object.
-  size_t end = out.size();
-  while (end > 0) {
-    size_t start = out.rfind('\n', end - 1);
-    size_t from = start == std::string::npos ? 0 : start + 1;
-    std::string line = out.substr(from, end - from);
-    size_t a = line.find_first_not_of(" \t\r"), b = line.find_last_not_of(" \t\r");
-    if (a != std::string::npos && line[a] == '{' && line[b] == '}') {
-      auto j = nlohmann::json::parse(line.substr(a, b - a + 1), nullptr, false);
-      if (j.is_object()) {
-        for (const auto& [k, v] : j.items())
-          if (v.is_number()) metrics[k] = v.get<double>();
-        break;
-      }
-    }
-    if (start == std::string::npos) break;
-    end = start;
-  }
-  for (const auto& [name, re] : regex) {
-    std::string last;
-    for (auto it = std::sregex_iterator(out.begin(), out.end(), re); it != std::sregex_iterator(); ++it)
-      if (it->size() > 1) last = (*it)[1].str();
-    if (last.empty()) continue;
-    char* stop = nullptr;
-    double v = std::strtod(last.c_str(), &stop);
-    if (stop != last.c_str() && std::isfinite(v)) metrics[name] = v;
-  }
-  return metrics;
-}
-
 StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(CommandSpec spec, const SearchSpace& space) {
   if (spec.argv.empty()) return InvalidInput("no command to tune: give it after --");
   // Validate every template against the space with placeholder values.
@@ -543,10 +509,15 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
     res.state = TrialState::kFailed;
     std::string tail = LastLine(p.err, spec_.wrapper_log_prefix);
     res.reason = fmt::format("exit code {}{}{}", p.exit_code, tail.empty() ? "" : ": ", tail);
+    res.exit_error = !tail.empty();
     return res;
   }
-  res.metrics = ParseMetrics(p.out, regex_);
-  res.state = TrialState::kComplete;  // the tuner checks that the objectives are present
+  PrintedMetrics printed = ParsePrintedMetrics(p.out, regex_);
+  res.metrics = std::move(printed.values);
+  res.not_numbers = std::move(printed.not_numbers);
+  // Complete, even with no metrics at all: the tuner checks that the objectives are present, and
+  // knows whether any trial of the study has reported them (a misspelt --objective is an error).
+  res.state = TrialState::kComplete;
   if (spec_.read_output) {
     auto measured = spec_.read_output(output);
     if (!measured.ok()) {
@@ -554,11 +525,10 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
       res.reason = measured.status().message();
       return res;
     }
-    for (const auto& [k, v] : *measured) res.metrics[k] = v;
-  }
-  if (res.metrics.empty()) {
-    res.state = TrialState::kFailed;
-    res.reason = "no metrics in the output (print a JSON line like {\"latency_ms\": 12.3}, or use --regex)";
+    for (const auto& [k, v] : *measured) {
+      res.metrics[k] = v;
+      res.not_numbers.erase(k);
+    }
   }
   return res;
 }

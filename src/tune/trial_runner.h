@@ -16,11 +16,12 @@
 // environment template naming it unset. The child runs in its own process group; on timeout the whole
 // group is killed (SIGTERM, then SIGKILL after a grace period), and so it is when tune itself
 // dies, kill -9 included (the group's first process supervises the command).
-// Metrics: the last line of stdout that is a JSON object (`{"latency_ms": 12.3, "mem_mb": 800}`:
-// every numeric field), plus `regex` captures (the last match in stdout; group 1 is the value)
-// under their names. A nonzero exit, a signal, a timeout or an objective missing from the output
-// fails the trial with the reason. `wrapper` runs the command under another tool that measures
-// more (a tracer) and adds what it wrote. Thread-safe: workers run trials concurrently.
+// Metrics: the last line of stdout that is a JSON object (`{"latency_ms": 12.3, "mem_mb": 800}`),
+// plus `regex` captures (the last match in stdout; group 1 is the value) under their names
+// (printed_metrics.h; values that are not finite numbers go to EvalResult::not_numbers). A nonzero
+// exit, a signal or a timeout fails the trial with the reason; whether the objectives are in the
+// output is the study's to judge (tuner.h). `wrapper` runs the command under another tool that
+// measures more (a tracer) and adds what it wrote. Thread-safe: workers run trials concurrently.
 #pragma once
 
 #include <functional>
@@ -96,10 +97,6 @@ struct ProcessResult {
 // Runs argv with extra environment, capturing output; see the header comment for timeouts.
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
                          TimeNs timeout_ns, const std::string& cwd);
-
-// Metrics from a command's stdout: the last JSON-object line, then the regex captures.
-std::map<std::string, double> ParseMetrics(const std::string& out,
-                                           const std::vector<std::pair<std::string, std::regex>>& regex);
 
 class TrialRunner final : public Evaluator {
  public:

@@ -2,8 +2,7 @@
 // the study and reserved atomically, so threads, processes and machines never repeat a trial.
 #include "tune/tuner.h"
 
-#include <signal.h>
-#include <unistd.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -21,31 +21,15 @@
 #include "tune/racing.h"
 #include "tune/remeasure.h"
 #include "tune/sampler.h"
+#include "tune/trial_outcome.h"
 #include "tune/trial_record_json.h"
 #include "tune/trial_runner.h"
+#include "tune/worker_id.h"
 
 namespace cprof::tune {
 namespace {
 
 using nlohmann::json;
-
-std::string HostName() {
-  char buf[256] = {0};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-  return buf;
-}
-
-// "host:pid:tag" -> whether that worker is still alive.
-bool WorkerAlive(const TrialRecord& t, const std::string& host, double now, double stale_after) {
-  size_t a = t.worker.find(':');
-  size_t b = a == std::string::npos ? a : t.worker.find(':', a + 1);
-  if (a != std::string::npos && b != std::string::npos && t.worker.substr(0, a) == host) {
-    pid_t pid = static_cast<pid_t>(std::atoll(t.worker.substr(a + 1, b - a - 1).c_str()));
-    if (pid == ::getpid()) return true;
-    if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) return false;
-  }
-  return now - std::max(t.heartbeat_at, t.started_at) < stale_after;
-}
 
 // Shared state of one RunStudy call.
 struct Study {
@@ -107,16 +91,20 @@ const Config* NextStartConfig(const Study& st, const std::vector<TrialRecord>& t
   return nullptr;
 }
 
-// Resolves an unnamed objective from the metrics a trial reported: the only one, or an error.
-Status ResolveObjective(Study& st, const std::map<std::string, double>& metrics) {
-  if (!st.objectives.empty() || metrics.empty()) return Status::Ok();
-  if (metrics.size() == 1) {
-    st.objectives.push_back({metrics.begin()->first, false});
+// Resolves an unnamed objective from what a trial reported (numbers, and values such as NaN that
+// fail the trial but name the metric): the only one, or an error.
+Status ResolveObjective(Study& st, const std::map<std::string, double>& metrics,
+                        const std::map<std::string, std::string>& not_numbers = {}) {
+  std::set<std::string> names;
+  for (const auto& [k, v] : metrics) names.insert(k);
+  for (const auto& [k, v] : not_numbers) names.insert(k);
+  if (!st.objectives.empty() || names.empty()) return Status::Ok();
+  if (names.size() == 1) {
+    st.objectives.push_back({*names.begin(), false});
     return Status::Ok();
   }
-  std::string names;
-  for (const auto& [k, v] : metrics) names += (names.empty() ? "" : ", ") + k;
-  return InvalidInput("the command reports several metrics ({}): choose one with --objective NAME:min|max", names);
+  return InvalidInput("the command reports several metrics ({}): choose one with --objective NAME:min|max",
+                      fmt::join(names, ", "));
 }
 
 // The sampler's view of the study, kept in st.history. Several objectives are folded into one by
@@ -204,9 +192,16 @@ std::vector<double> PrimaryValues(const std::vector<ObjectiveSpec>& objs,
   return out;
 }
 
+// What Measure saw beyond the record's state and reason.
+struct Measured {
+  bool objective_absent = false;  // the command ran but did not print an objective (trial_outcome.h)
+  bool exit_error = false;        // the command exited non-zero with a message (EvalResult::exit_error)
+};
+
 // Runs one configuration `repeats` times (fewer when racing shows it is clearly worse than the
 // incumbent), and fills the record's outcome.
-void Measure(Study& st, TrialRecord& t, const std::vector<double>& incumbent, uint64_t stream) {
+Measured Measure(Study& st, TrialRecord& t, const std::vector<double>& incumbent, uint64_t stream) {
+  Measured seen;
   std::map<std::string, std::string> params;
   json p = json::parse(t.params, nullptr, false);
   for (const auto& [k, v] : p.items()) params[k] = v.get<std::string>();
@@ -220,13 +215,14 @@ void Measure(Study& st, TrialRecord& t, const std::vector<double>& incumbent, ui
     if (res.state != TrialState::kComplete) {
       t.state = res.state;
       t.reason = res.reason;
+      seen.exit_error = res.exit_error;
       break;
     }
     std::vector<ObjectiveSpec> objs;
     Status resolved;
     {
       std::lock_guard<std::mutex> lock(st.mu);
-      resolved = ResolveObjective(st, res.metrics);
+      resolved = ResolveObjective(st, res.metrics, res.not_numbers);
       if (!resolved.ok()) {
         if (st.error.ok()) st.error = resolved;
         st.stop = true;
@@ -238,12 +234,11 @@ void Measure(Study& st, TrialRecord& t, const std::vector<double>& incumbent, ui
       t.reason = resolved.message();
       break;
     }
-    if (objs.empty() || !Minimized(objs, res.metrics)) {
-      std::string have;
-      for (const auto& [k, v] : res.metrics) have += (have.empty() ? "" : ", ") + k;
+    if (std::optional<ObjectiveProblem> problem = CheckObjectives(objs, res)) {
       t.state = TrialState::kFailed;
-      t.reason = fmt::format("no objective '{}' in the output (it reports: {})",
-                             objs.empty() ? std::string("?") : FormatObjectives(objs), have.empty() ? "nothing" : have);
+      t.reason = problem->reason;
+      // Absent from the first repeat on: maybe from every trial (WorkerLoop decides).
+      seen.objective_absent = problem->absent && ms.empty();
       break;
     }
     ms.push_back(res.metrics);
@@ -268,6 +263,7 @@ void Measure(Study& st, TrialRecord& t, const std::vector<double>& incumbent, ui
     st.measured_seconds += std::max(0.0, t.finished_at - t.started_at);
     st.measurements += static_cast<int64_t>(ms.size());
   }
+  return seen;
 }
 
 // Brings st.trials up to date with the store (under st.mu), reading from the first unfinished one.
@@ -432,13 +428,34 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
       }
       stream = static_cast<uint64_t>(job.number);
     }
-    Measure(st, job, incumbent, stream);
+    const Measured seen = Measure(st, job, incumbent, stream);
     // Interrupted: the trial stays running in the store; a rerun claims it from this dead worker.
     if (TrialsInterrupted()) break;
+    if (seen.objective_absent) {
+      // Maybe a misspelt --objective, or a command that prints none: every trial would fail. The
+      // study stops, and the trial is released for the run that resumes it.
+      std::lock_guard<std::mutex> lock(st.mu);
+      Status loaded = RefreshTrials(st, store);
+      if (std::optional<Status> usage = loaded.ok() ? ObjectiveNeverReported(st.trials, job) : loaded) {
+        if (st.error.ok()) st.error = *usage;
+        st.stop = true;
+        (void)store.Claim(job.id, me, "");
+        break;
+      }
+    }
     Status fin = store.Finish(job);
     if (!fin.ok()) {
       fail(fin);
       break;
+    }
+    if (seen.exit_error && st.default_config) {  // maybe a command line the program refuses
+      std::lock_guard<std::mutex> lock(st.mu);
+      Status loaded = RefreshTrials(st, store);
+      if (std::optional<Status> usage =
+              loaded.ok() ? SameFailureFromTheStart(st.trials, st.space.Key(*st.default_config), job.reason) : loaded) {
+        if (st.error.ok()) st.error = *usage;
+        st.stop = true;
+      }
     }
     {
       std::lock_guard<std::mutex> plock(st.progress_mu);
@@ -553,8 +570,7 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
   for (int w = 0; w < options.workers; ++w) {
     ASSIGN_OR_RETURN(auto s, storage.Clone());
     stores.push_back(std::move(s));
-    st.worker_ids.push_back(fmt::format("{}:{}:{}-{:x}", st.host, ::getpid(), w,
-                                        static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) & 0xffffff));
+    st.worker_ids.push_back(NewWorkerId(st.host, w));
   }
   ASSIGN_OR_RETURN(auto hb_store, storage.Clone());
   std::thread hb([&] { Heartbeats(st, *hb_store); });

@@ -1,0 +1,46 @@
+// What a finished evaluation means for a study: whether it gives the objectives (and if not, the
+// reason its trial fails with), and the two outcomes that show the study itself is set up wrong
+// rather than a configuration bad, so that it stops with a usage error instead of spending its
+// budget on failures:
+//   - the objective is absent from the output and no trial of the study has ever reported it
+//     (a misspelt --objective, a command that prints no JSON line);
+//   - the study's first 3 evaluated trials, the default configuration among them, failed with
+//     the same non-zero exit and the same stderr message (argparse's "unrecognized arguments").
+//
+//   if (auto p = CheckObjectives(objs, eval_result)) fail_with(p->reason);
+//   if (p->absent) if (auto usage = ObjectiveNeverReported(store_records, trial)) return *usage;
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "tune/evaluator.h"
+#include "tune/objective.h"
+#include "tune/study_storage.h"
+
+namespace cprof::tune {
+
+struct ObjectiveProblem {
+  std::string reason;   // "no objective 'tt' in the output (it reports: mem, t)", "objective 't' is NaN"
+  bool absent = false;  // an objective is not in the output at all (rather than printed as NaN, ...)
+};
+
+// Why the complete evaluation `r` does not give every objective as a finite number; nullopt when
+// it does. `objs` empty: no objective is resolved, which happens only when nothing was reported.
+std::optional<ObjectiveProblem> CheckObjectives(const std::vector<ObjectiveSpec>& objs, const EvalResult& r);
+
+// The usage error an absent objective shows when no trial in `trials` has ever reported the
+// objectives (none is complete, none holds a measurement: a trial that failed on a later repeat
+// keeps the earlier ones): it names `trial`'s reason and says the trial is left to the rerun.
+// nullopt when some trial has: then `trial` fails with its reason.
+std::optional<Status> ObjectiveNeverReported(const std::vector<TrialRecord>& trials, const TrialRecord& trial);
+
+// The usage error shown when the study's first 3 evaluated trials (complete or failed, by number)
+// all failed with `reason`, one of them is the default configuration (`default_key`), and no
+// trial is complete; else nullopt.
+std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& trials, const std::string& default_key,
+                                              const std::string& reason);
+
+}  // namespace cprof::tune

@@ -1,0 +1,240 @@
+// Judging finished evaluations, alone and in a study: the reason a trial fails with when its
+// objective is absent, NaN or a string; the study that stops with a usage error, its trial left to
+// the rerun, when no trial has reported the objective or the first trials fail alike.
+#include "tune/trial_outcome.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "tune/space_file.h"
+#include "tune/tuner.h"
+
+namespace cprof::tune {
+namespace {
+
+EvalResult Complete(std::map<std::string, double> metrics, std::map<std::string, std::string> not_numbers = {}) {
+  EvalResult r;
+  r.state = TrialState::kComplete;
+  r.metrics = std::move(metrics);
+  r.not_numbers = std::move(not_numbers);
+  return r;
+}
+
+TEST(TrialOutcomeTest, CheckObjectivesSaysWhatIsWrong) {
+  const std::vector<ObjectiveSpec> t = {{"t", false}}, tt = {{"tt", false}};
+  EXPECT_FALSE(CheckObjectives(t, Complete({{"t", 1.2}, {"mem", 3}})));
+  auto p = CheckObjectives(tt, Complete({{"t", 1.2}, {"mem", 3}}));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->reason, "no objective 'tt' in the output (it reports: mem, t)");
+  EXPECT_TRUE(p->absent);
+  p = CheckObjectives(t, Complete({}));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->reason,
+            "no objective 't' in the output (it reports nothing: print a JSON line like {\"t\": 12.3}, or use --regex)");
+  EXPECT_TRUE(p->absent);
+  p = CheckObjectives({}, Complete({}));  // no --objective, nothing printed
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->reason, "no metrics in the output (print a JSON line like {\"latency_ms\": 12.3}, or use --regex)");
+  // Printed, but not a number: the trial fails with what it is, and the name was right.
+  p = CheckObjectives(t, Complete({{"mem", 3}}, {{"t", "is NaN"}}));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->reason, "objective 't' is NaN");
+  EXPECT_FALSE(p->absent);
+  p = CheckObjectives(t, Complete({}, {{"t", "is a string (\"12.5\"), not a number"}}));
+  EXPECT_EQ(p->reason, "objective 't' is a string (\"12.5\"), not a number");
+  p = CheckObjectives(t, Complete({{"t", INFINITY}}));  // an evaluator other than the runner's
+  EXPECT_EQ(p->reason, "objective 't' is infinite");
+  // Absent comes first: `t` is absent, `mem` NaN.
+  p = CheckObjectives({{"mem", false}, {"t", false}}, Complete({}, {{"mem", "is NaN"}}));
+  EXPECT_EQ(p->reason, "no objective 't' in the output (it reports: mem)");
+}
+
+TEST(TrialOutcomeTest, FirstFailuresAlikeWithTheDefault) {
+  auto rec = [](TrialState s, const std::string& key, const std::string& reason) {
+    TrialRecord r;
+    r.state = s;
+    r.key = key;
+    r.reason = reason;
+    return r;
+  };
+  const std::string why = "exit code 2: b.py: error: unrecognized arguments: --bogus";
+  using S = TrialState;
+  std::vector<TrialRecord> three = {rec(S::kFailed, "d", why), rec(S::kInfeasible, "i", ""),
+                                    rec(S::kFailed, "a", why), rec(S::kPending, "p", ""), rec(S::kFailed, "b", why)};
+  EXPECT_TRUE(SameFailureFromTheStart(three, "d", why));
+  EXPECT_FALSE(SameFailureFromTheStart(three, "x", why));                 // the default is not among them
+  EXPECT_FALSE(SameFailureFromTheStart({three[0], three[2]}, "d", why));  // two only
+  std::vector<TrialRecord> other = three;
+  other[2].reason = "exit code 2: b.py: error: unrecognized arguments: --thread 4";
+  EXPECT_FALSE(SameFailureFromTheStart(other, "d", why));
+  std::vector<TrialRecord> later = three;
+  later.push_back(rec(S::kComplete, "c", ""));  // a configuration worked: not the command
+  EXPECT_FALSE(SameFailureFromTheStart(later, "d", why));
+  TrialRecord absent = rec(S::kPending, "f", "no objective 't' in the output (it reports: mem)");
+  EXPECT_TRUE(ObjectiveNeverReported(three, absent));
+  TrialRecord partly = rec(S::kFailed, "e", "exit code 1");
+  partly.measurements = R"([{"t": 1.5}])";  // its first repeat reported it
+  EXPECT_FALSE(ObjectiveNeverReported({three[0], partly}, absent));
+  EXPECT_FALSE(ObjectiveNeverReported(later, absent));
+}
+
+SearchSpace LineSpace() {
+  auto f = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 15, default: 0}\n", "line.yaml");
+  EXPECT_TRUE(f.ok());
+  return std::move(f).value().space;
+}
+
+TuneOptions Options(const std::string& objective, int64_t budget, int workers = 1) {
+  TuneOptions o;
+  o.study_name = "outcome";
+  o.budget = budget;
+  o.workers = workers;
+  o.sampler = "random";
+  if (!objective.empty()) o.objectives = {{objective, false}};
+  return o;
+}
+
+// Reports `report(x)` for configuration x, after `sleep_ms`.
+class FnEvaluator : public Evaluator {
+ public:
+  explicit FnEvaluator(std::function<EvalResult(int)> f, int sleep_ms = 0) : f_(std::move(f)), sleep_ms_(sleep_ms) {}
+  EvalResult Evaluate(const std::map<std::string, std::string>& p, Rng&) override {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms_));
+    return f_(std::stoi(p.at("x")));
+  }
+  std::atomic<int> calls{0};
+
+ private:
+  std::function<EvalResult(int)> f_;
+  int sleep_ms_;
+};
+
+// `--objective tt` while the command prints {"t": 1.2, "mem": 3}: every trial of the budget failed
+// "no objective 'tt:min' (it reports: mem, t)" and the run exited 1. Now the first trial stops the
+// study with a usage error naming both, and is left unrecorded; the corrected rerun measures it.
+TEST(TrialOutcomeTest, AnObjectiveNoTrialHasReportedStopsTheStudyAndTheRerunMeasuresItsTrial) {
+  SearchSpace space = LineSpace();
+  auto store = MakeMemoryStorage();
+  FnEvaluator misspelt([](int) { return Complete({{"t", 1.2}, {"mem", 3}}); });
+  auto r = RunStudy(space, misspelt, *store, Options("tt", 10));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(r.status().message(),
+            "no objective 'tt' in the output (it reports: mem, t), and no trial of this study has reported it: check "
+            "the objective's name and what the command prints (trial 0 is left to run again when the study resumes)");
+  EXPECT_EQ(misspelt.calls, 1);
+  auto trials = store->LoadTrials(1);
+  ASSERT_TRUE(trials.ok());
+  ASSERT_EQ(trials->size(), 1u);
+  EXPECT_EQ(trials->front().state, TrialState::kPending);  // not failed: the rerun runs it
+  EXPECT_EQ(trials->front().sampler, "default");
+
+  // The command fixed (it prints tt now), the same study resumes: the default runs, first.
+  FnEvaluator fixed([](int x) { return Complete({{"tt", 1.0 + x}}); });
+  r = RunStudy(space, fixed, *store, Options("tt", 4));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->evaluations, 4);
+  EXPECT_EQ(r->trials[0].state, TrialState::kComplete);
+  EXPECT_EQ(r->trials[0].params.at("x"), "0");
+  EXPECT_EQ(fixed.calls, 4);
+}
+
+TEST(TrialOutcomeTest, NoMetricsAtAllStopTheStudyToo) {
+  SearchSpace space = LineSpace();
+  FnEvaluator silent([](int) { return Complete({}); });
+  auto store = MakeMemoryStorage();
+  auto r = RunStudy(space, silent, *store, Options("", 10));  // no --objective either
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(r.status().message().rfind("no metrics in the output (print a JSON line like", 0), 0u)
+      << r.status().message();
+  // Two workers: each trial that ends without it before any reported it stays unrecorded.
+  FnEvaluator slow([](int) { return Complete({{"mem", 3}}); }, 30);
+  store = MakeMemoryStorage();
+  r = RunStudy(space, slow, *store, Options("t", 10, 2));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no objective 't' in the output (it reports: mem)"), std::string::npos);
+  auto trials = store->LoadTrials(1);
+  ASSERT_TRUE(trials.ok());
+  EXPECT_LE(trials->size(), 2u);
+  for (const TrialRecord& t : *trials) EXPECT_EQ(t.state, TrialState::kPending);
+}
+
+// Once a trial of the study has reported the objective, one that lacks it is a failed trial with
+// its reason, as before (the objective's name is right; that configuration did not print it).
+TEST(TrialOutcomeTest, AfterTheObjectiveWasReportedATrialLackingItFails) {
+  SearchSpace space = LineSpace();
+  FnEvaluator half([](int x) { return x < 8 ? Complete({{"t", 1.0 + x}}) : Complete({{"mem", 3}}); });
+  auto store = MakeMemoryStorage();
+  auto r = RunStudy(space, half, *store, Options("t", 16, 2));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->evaluations, 16);
+  for (const TrialSummary& t : r->trials) {
+    if (std::stoi(t.params.at("x")) < 8) continue;
+    EXPECT_EQ(t.state, TrialState::kFailed);
+    EXPECT_EQ(t.reason, "no objective 't' in the output (it reports: mem)");
+  }
+}
+
+// {"t": NaN} failed as "no metrics in the output"; a NaN trial is a failed trial (as in Optuna) that
+// says so, even the first: the objective's name is right. Unnamed, the objective is still `t`.
+TEST(TrialOutcomeTest, ANaNOrStringObjectiveFailsItsTrialWithWhatItIs) {
+  SearchSpace space = LineSpace();
+  FnEvaluator odd([](int x) {
+    if (x == 0) return Complete({}, {{"t", "is NaN"}});
+    if (x == 1) return Complete({}, {{"t", "is a string (\"12.5\"), not a number"}});
+    return Complete({{"t", 1.0 + x}});
+  });
+  for (const std::string objective : {"t", ""}) {
+    auto store = MakeMemoryStorage();
+    auto r = RunStudy(space, odd, *store, Options(objective, 16));
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    for (const TrialSummary& t : r->trials) {
+      const int x = std::stoi(t.params.at("x"));
+      if (x > 1) continue;
+      EXPECT_EQ(t.state, TrialState::kFailed);
+      EXPECT_EQ(t.reason, x == 0 ? "objective 't' is NaN" : "objective 't' is a string (\"12.5\"), not a number");
+    }
+  }
+}
+
+// A command line the program refuses (argparse: "unrecognized arguments") failed every trial of
+// the budget the same way. The first 3 trials failing alike, the default among them, stop it.
+TEST(TrialOutcomeTest, TheSameExitErrorOnTheFirstThreeTrialsStopsTheStudy) {
+  SearchSpace space = LineSpace();
+  const std::string why = "exit code 2: bench.py: error: unrecognized arguments: --bogus";
+  FnEvaluator refused([&](int) {
+    EvalResult e;
+    e.state = TrialState::kFailed;
+    e.reason = why;
+    e.exit_error = true;
+    return e;
+  });
+  auto store = MakeMemoryStorage();
+  auto r = RunStudy(space, refused, *store, Options("t", 20));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(r.status().message(),
+            "the first 3 trials, the default configuration among them, failed the same way: " + why +
+                "; fix the command (run it by hand to see), then rerun");
+  EXPECT_EQ(refused.calls, 3);
+  // Failures that differ (the message names the value), or a configuration that works: the budget runs.
+  FnEvaluator varied([](int x) {
+    EvalResult e;
+    if (x == 5) return Complete({{"t", 1}});
+    e.reason = "exit code 2: unrecognized arguments: --thread " + std::to_string(x);
+    e.exit_error = true;
+    return e;
+  });
+  store = MakeMemoryStorage();
+  r = RunStudy(space, varied, *store, Options("t", 6));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->evaluations, 6);
+}
+
+}  // namespace
+}  // namespace cprof::tune
