@@ -28,6 +28,7 @@
 #include "report/diagnose/diagnosis_json.h"
 #include "report/diagnose/diagnosis_reader.h"
 #include "report/diagnose/runtime_adjustment_yaml.h"
+#include "report/tune/tuning_report.h"
 #include "tune/diagnosis_guidance.h"
 #include "tune/replay_evaluator.h"
 #include "tune/sampler.h"
@@ -498,7 +499,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       text += fmt::format("default  {} = {}{}{}{}\n", objective_name, FormatValueText(*default_value),
                           interval(default_rem),
                           default_is_best ? " -> the default is the best configuration found"
-                          : improvement ? fmt::format(" -> {:+.1f}% better with the best", 100 * *improvement)
+                          : improvement ? " -> " + ImprovementText(100 * *improvement)
                                         : "",
                           within_noise.value_or(false) ? " (within the noise: the intervals overlap)" : "");
     } else if (r.default_trial && r.trials[*r.default_trial].state == TrialState::kFailed) {

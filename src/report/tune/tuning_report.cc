@@ -23,6 +23,11 @@ std::string ParamsText(const std::map<std::string, std::string>& params) {
   return s;
 }
 
+std::string ImprovementText(double percent) {
+  if (percent < 0) return fmt::format("{:.1f}% worse with the best", -percent);
+  return fmt::format("{:+.1f}% better with the best", percent);
+}
+
 std::string ConvergenceSvg(const TuningReportData& d) {
   constexpr double kW = 760, kH = 300, kL = 70, kR = 20, kT = 20, kB = 40;
   std::vector<double> values;
@@ -138,8 +143,7 @@ std::string TuningReportHtml(const TuningReportData& d) {
       if (def && best_value && *def != 0) {
         // As the terminal says it: positive = better than the default, whichever the direction.
         const double better = (d.maximize ? *best_value - *def : *def - *best_value) / std::fabs(*def) * 100;
-        b += fmt::format("; the default gave {}{} ({:+.1f}% better with the best)", Html(Num(*def)), Html(def_note),
-                         better);
+        b += fmt::format("; the default gave {}{} ({})", Html(Num(*def)), Html(def_note), ImprovementText(better));
       }
     }
     b += "</p>\n";

@@ -68,6 +68,11 @@ std::string TuningReportHtml(const TuningReportData& d);
 // A configuration as "name=value name=value" (by name), as the report and tune's terminal show it.
 std::string ParamsText(const std::map<std::string, std::string>& params);
 
+// The change from the default to the best, in percent of the default, positive = better whichever
+// the direction, as the report and tune's terminal word it: "+12.0% better with the best", or
+// "3.1% worse with the best" (fresh runs can measure the search's pick below the default).
+std::string ImprovementText(double percent);
+
 // The convergence curve alone (an <svg> element): one dot per complete trial, failed trials as
 // crosses on the top edge, the best-so-far as a step line, the default as a dashed line. The
 // value axis is logarithmic (and says so) when the values are positive and the largest is more
