@@ -25,6 +25,7 @@ struct EvalResult {
   // Failed because the command exited non-zero with a message on stderr (the reason quotes its
   // last line): the same one on the study's first trials means the command itself is wrong.
   bool exit_error = false;
+  bool timed_out = false;                  // failed because it ran past the timeout
   double seconds = 0;                      // wall time the evaluation took
 };
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -51,24 +52,66 @@ std::optional<Status> ObjectiveNeverReported(const std::vector<TrialRecord>& tri
       trial.reason, trial.number);
 }
 
-std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& trials, const std::string& default_key,
-                                              const std::string& reason) {
-  int seen = 0;
-  bool with_default = false;
+namespace {
+
+bool WordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+// `reason` with each whole-word occurrence of the trial's parameter values replaced by "{name}":
+// argparse's "invalid choice: 'x8'" or "unrecognized arguments: --thread 4" then reads the same
+// on every trial. Longer values first, so that "16" is not cut into "1" + "6". The exit code in
+// front ("exit code 2: ") is the command's, not a value.
+std::string WithoutParameterValues(std::string reason, const std::string& params_json) {
+  const nlohmann::json p = nlohmann::json::parse(params_json, nullptr, false);
+  if (!p.is_object()) return reason;
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const auto& [k, v] : p.items())
+    if (v.is_string() && !v.get<std::string>().empty()) values.emplace_back(v.get<std::string>(), k);
+  std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [value, name] : values) {
+    const std::string mark = "{" + name + "}";
+    size_t from = 0;
+    if (reason.rfind("exit code ", 0) == 0)
+      if (size_t colon = reason.find(": "); colon != std::string::npos) from = colon + 2;
+    for (size_t at = reason.find(value, from); at != std::string::npos; at = reason.find(value, at)) {
+      const size_t end = at + value.size();
+      if ((at > 0 && WordChar(reason[at - 1])) || (end < reason.size() && WordChar(reason[end]))) {
+        at = end;
+        continue;
+      }
+      reason.replace(at, value.size(), mark);
+      at += mark.size();
+    }
+  }
+  return reason;
+}
+
+}  // namespace
+
+std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& trials, const std::string& default_key) {
+  std::vector<const TrialRecord*> first;
   for (const TrialRecord& t : trials) {
     if (t.state == TrialState::kComplete) return std::nullopt;
-    if (t.state != TrialState::kFailed || seen == 3) continue;
-    if (t.reason != reason) return std::nullopt;
-    with_default |= t.key == default_key;
-    ++seen;
+    if (t.state == TrialState::kFailed && first.size() < 3) first.push_back(&t);
   }
-  if (seen < 3 || !with_default) return std::nullopt;
+  if (first.size() < 3) return std::nullopt;
+  const TrialRecord* dflt = nullptr;
+  const std::string common = WithoutParameterValues(first[0]->reason, first[0]->params);
+  for (const TrialRecord* t : first) {
+    if (WithoutParameterValues(t->reason, t->params) != common) return std::nullopt;
+    if (t->key == default_key) dflt = t;
+  }
+  if (!dflt) return std::nullopt;
   // The command line or its environment is wrong (argparse's "unrecognized arguments", a missing
-  // module), not a configuration: the budget would go the same way.
+  // module, a command that waits for input), not a configuration: the budget would go the same way.
+  if (dflt->reason.rfind("timed out", 0) == 0)
+    return InvalidInput(
+        "the first 3 trials, the default configuration among them, {}; run the command by hand to see whether it "
+        "finishes (it may be waiting for input), or give a longer --timeout, then rerun",
+        dflt->reason);
   return InvalidInput(
       "the first 3 trials, the default configuration among them, failed the same way: {}; fix the command (run it "
       "by hand to see), then rerun",
-      reason);
+      dflt->reason);
 }
 
 }  // namespace cprof::tune

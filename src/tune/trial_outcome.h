@@ -5,7 +5,8 @@
 //   - the objective is absent from the output and no trial of the study has ever reported it
 //     (a misspelt --objective, a command that prints no JSON line);
 //   - the study's first 3 evaluated trials, the default configuration among them, failed with
-//     the same non-zero exit and the same stderr message (argparse's "unrecognized arguments").
+//     the same non-zero exit and the same stderr message (argparse's "unrecognized arguments"),
+//     or all timed out (a command that waits for input, a --timeout far too short).
 //
 //   if (auto p = CheckObjectives(objs, eval_result)) fail_with(p->reason);
 //   if (p->absent) if (auto usage = ObjectiveNeverReported(store_records, trial)) return *usage;
@@ -38,9 +39,9 @@ std::optional<ObjectiveProblem> CheckObjectives(const std::vector<ObjectiveSpec>
 std::optional<Status> ObjectiveNeverReported(const std::vector<TrialRecord>& trials, const TrialRecord& trial);
 
 // The usage error shown when the study's first 3 evaluated trials (complete or failed, by number)
-// all failed with `reason`, one of them is the default configuration (`default_key`), and no
-// trial is complete; else nullopt.
-std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& trials, const std::string& default_key,
-                                              const std::string& reason);
+// all failed with the same reason once each one's parameter values are taken out of it ("--thread
+// 4" and "--thread 8" read alike), one of them is the default configuration (`default_key`), and
+// no trial is complete; else nullopt. The message quotes the default's reason.
+std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& trials, const std::string& default_key);
 
 }  // namespace cprof::tune

@@ -53,26 +53,65 @@ TEST(TrialOutcomeTest, CheckObjectivesSaysWhatIsWrong) {
 }
 
 TEST(TrialOutcomeTest, FirstFailuresAlikeWithTheDefault) {
-  auto rec = [](TrialState s, const std::string& key, const std::string& reason) {
+  auto rec = [](TrialState s, const std::string& key, const std::string& reason, const std::string& params = "{}") {
     TrialRecord r;
     r.state = s;
     r.key = key;
     r.reason = reason;
+    r.params = params;
     return r;
   };
   const std::string why = "exit code 2: b.py: error: unrecognized arguments: --bogus";
   using S = TrialState;
   std::vector<TrialRecord> three = {rec(S::kFailed, "d", why), rec(S::kInfeasible, "i", ""),
                                     rec(S::kFailed, "a", why), rec(S::kPending, "p", ""), rec(S::kFailed, "b", why)};
-  EXPECT_TRUE(SameFailureFromTheStart(three, "d", why));
-  EXPECT_FALSE(SameFailureFromTheStart(three, "x", why));                 // the default is not among them
-  EXPECT_FALSE(SameFailureFromTheStart({three[0], three[2]}, "d", why));  // two only
+  auto stop = SameFailureFromTheStart(three, "d");
+  ASSERT_TRUE(stop);
+  EXPECT_EQ(stop->message(), "the first 3 trials, the default configuration among them, failed the same way: " + why +
+                                 "; fix the command (run it by hand to see), then rerun");
+  EXPECT_FALSE(SameFailureFromTheStart(three, "x"));                 // the default is not among them
+  EXPECT_FALSE(SameFailureFromTheStart({three[0], three[2]}, "d"));  // two only
   std::vector<TrialRecord> other = three;
   other[2].reason = "exit code 2: b.py: error: unrecognized arguments: --thread 4";
-  EXPECT_FALSE(SameFailureFromTheStart(other, "d", why));
+  EXPECT_FALSE(SameFailureFromTheStart(other, "d"));
   std::vector<TrialRecord> later = three;
   later.push_back(rec(S::kComplete, "c", ""));  // a configuration worked: not the command
-  EXPECT_FALSE(SameFailureFromTheStart(later, "d", why));
+  EXPECT_FALSE(SameFailureFromTheStart(later, "d"));
+
+  // The message quotes each trial's own values: they are taken out before comparing, whole words
+  // only ("16" is not the "1" of "exit code 1", nor part of "x16").
+  auto quoting = [&](const std::string& key, const std::string& threads, const std::string& layout) {
+    return rec(S::kFailed, key,
+               "exit code 2: b.py: error: unrecognized arguments: --thread " + threads + " --layout " + layout,
+               R"({"threads": ")" + threads + R"(", "layout": ")" + layout + R"("})");
+  };
+  std::vector<TrialRecord> quoted = {quoting("d", "4", "nchw"), quoting("a", "16", "nhwc"), quoting("b", "1", "nchw")};
+  stop = SameFailureFromTheStart(quoted, "d");
+  ASSERT_TRUE(stop);
+  EXPECT_NE(stop->message().find("failed the same way: " + quoted[0].reason + ";"), std::string::npos)
+      << stop->message();
+  quoted[1].reason += " x16";  // differs by more than its values
+  EXPECT_FALSE(SameFailureFromTheStart(quoted, "d"));
+  // Neither the exit code nor a word the value is part of ("v12") is taken for a value.
+  std::vector<TrialRecord> code = {rec(S::kFailed, "d", "exit code 2: v12", R"({"x": "2"})"),
+                                   rec(S::kFailed, "a", "exit code 2: v12", R"({"x": "3"})"),
+                                   rec(S::kFailed, "b", "exit code 2: v12", R"({"x": "4"})")};
+  EXPECT_TRUE(SameFailureFromTheStart(code, "d"));
+  code[1].reason = "exit code 2: v13";
+  EXPECT_FALSE(SameFailureFromTheStart(code, "d"));
+
+  // Three timeouts, the default among them: a command that waits for input, or a --timeout far
+  // too short.
+  const std::string slow = "timed out after 1s";
+  std::vector<TrialRecord> hung = {rec(S::kFailed, "d", slow), rec(S::kFailed, "a", slow), rec(S::kFailed, "b", slow)};
+  stop = SameFailureFromTheStart(hung, "d");
+  ASSERT_TRUE(stop);
+  EXPECT_EQ(stop->message(),
+            "the first 3 trials, the default configuration among them, timed out after 1s; run the command by hand to "
+            "see whether it finishes (it may be waiting for input), or give a longer --timeout, then rerun");
+  hung[1].reason = "exit code 1: boom";
+  EXPECT_FALSE(SameFailureFromTheStart(hung, "d"));
+
   TrialRecord absent = rec(S::kPending, "f", "no objective 't' in the output (it reports: mem)");
   EXPECT_TRUE(ObjectiveNeverReported(three, absent));
   TrialRecord partly = rec(S::kFailed, "e", "exit code 1");
@@ -222,11 +261,37 @@ TEST(TrialOutcomeTest, TheSameExitErrorOnTheFirstThreeTrialsStopsTheStudy) {
             "the first 3 trials, the default configuration among them, failed the same way: " + why +
                 "; fix the command (run it by hand to see), then rerun");
   EXPECT_EQ(refused.calls, 3);
-  // Failures that differ (the message names the value), or a configuration that works: the budget runs.
+  // The message quotes the trial's own value: the same failure all the same.
+  FnEvaluator quoting([](int x) {
+    EvalResult e;
+    e.reason = "exit code 2: unrecognized arguments: --thread " + std::to_string(x);
+    e.exit_error = true;
+    return e;
+  });
+  store = MakeMemoryStorage();
+  r = RunStudy(space, quoting, *store, Options("t", 20));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("failed the same way: exit code 2: unrecognized arguments: --thread 0;"),
+            std::string::npos)
+      << r.status().message();  // the default's (x = 0) own words
+  EXPECT_EQ(quoting.calls, 3);
+  // Three timeouts, the default among them.
+  FnEvaluator hanging([](int) {
+    EvalResult e;
+    e.reason = "timed out after 1s";
+    e.timed_out = true;
+    return e;
+  });
+  store = MakeMemoryStorage();
+  r = RunStudy(space, hanging, *store, Options("t", 20));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("or give a longer --timeout"), std::string::npos) << r.status().message();
+  EXPECT_EQ(hanging.calls, 3);
+  // Failures that differ beyond their values, or a configuration that works: the budget runs.
   FnEvaluator varied([](int x) {
     EvalResult e;
     if (x == 5) return Complete({{"t", 1}});
-    e.reason = "exit code 2: unrecognized arguments: --thread " + std::to_string(x);
+    e.reason = "exit code 1: worker " + std::to_string(7 * x + 1) + " crashed";
     e.exit_error = true;
     return e;
   });

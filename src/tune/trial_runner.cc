@@ -498,6 +498,7 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
   if (p.timed_out) {
     res.state = TrialState::kFailed;
     res.reason = fmt::format("timed out after {}", FormatDuration(spec_.timeout_ns));
+    res.timed_out = true;
     return res;
   }
   if (p.signal) {

@@ -114,6 +114,7 @@ TEST(TrialRunnerTest, TimeoutKillsTheWholeProcessGroup) {
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.state, TrialState::kFailed);
   EXPECT_NE(r.reason.find("timed out"), std::string::npos);
+  EXPECT_TRUE(r.timed_out);
   EXPECT_LT(took, 10.0);
   std::ifstream in(pidfile);
   pid_t grandchild = 0;

@@ -195,7 +195,7 @@ std::vector<double> PrimaryValues(const std::vector<ObjectiveSpec>& objs,
 // What Measure saw beyond the record's state and reason.
 struct Measured {
   bool objective_absent = false;  // the command ran but did not print an objective (trial_outcome.h)
-  bool exit_error = false;        // the command exited non-zero with a message (EvalResult::exit_error)
+  bool exit_error = false;  // exited non-zero with a message, or timed out (EvalResult::exit_error, timed_out)
 };
 
 // Runs one configuration `repeats` times (fewer when racing shows it is clearly worse than the
@@ -215,7 +215,7 @@ Measured Measure(Study& st, TrialRecord& t, const std::vector<double>& incumbent
     if (res.state != TrialState::kComplete) {
       t.state = res.state;
       t.reason = res.reason;
-      seen.exit_error = res.exit_error;
+      seen.exit_error = res.exit_error || res.timed_out;
       break;
     }
     std::vector<ObjectiveSpec> objs;
@@ -448,11 +448,11 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
       fail(fin);
       break;
     }
-    if (seen.exit_error && st.default_config) {  // maybe a command line the program refuses
+    if (seen.exit_error && st.default_config) {  // maybe a command line the program refuses, or one that hangs
       std::lock_guard<std::mutex> lock(st.mu);
       Status loaded = RefreshTrials(st, store);
       if (std::optional<Status> usage =
-              loaded.ok() ? SameFailureFromTheStart(st.trials, st.space.Key(*st.default_config), job.reason) : loaded) {
+              loaded.ok() ? SameFailureFromTheStart(st.trials, st.space.Key(*st.default_config)) : loaded) {
         if (st.error.ok()) st.error = *usage;
         st.stop = true;
       }
