@@ -112,6 +112,22 @@ std::string ConvergenceSvg(const TuningReportData& d) {
   return svg;
 }
 
+namespace {
+
+// Fresh measurements as a table, one row per configuration; `chosen` marks the recommendation.
+std::string RemeasuredTable(const std::vector<TuningReportRemeasured>& rows, std::optional<int64_t> chosen) {
+  std::string b = "<table><tr><th>trial</th><th class=\"l\">configuration</th><th>mean</th><th>95% CI</th>"
+                  "<th>n</th></tr>\n";
+  for (const TuningReportRemeasured& r : rows)
+    b += fmt::format("<tr><td>{}{}</td><td class=\"l\"><code>{}</code></td><td>{}</td><td>[{}, {}]</td><td>{}</td>"
+                     "</tr>\n",
+                     r.number, chosen && *chosen == r.number ? " (chosen)" : "", Html(ParamsText(r.params)),
+                     Html(Num(r.mean)), Html(Num(r.ci_low)), Html(Num(r.ci_high)), r.n);
+  return b + "</table>\n";
+}
+
+}  // namespace
+
 std::string TuningReportHtml(const TuningReportData& d) {
   std::string b = "<h1>Tuning report</h1>\n";
   b += fmt::format("<p class=\"small\">study {} · objective {} ({}) · {} trials", Html(d.study), Html(d.objective),
@@ -149,13 +165,16 @@ std::string TuningReportHtml(const TuningReportData& d) {
     b += "</p>\n";
   }
   if (!d.remeasured.empty()) {
-    b += "<p>Re-measured at the end (95% Student-t interval of the mean):</p>\n<table><tr><th>trial</th><th "
-         "class=\"l\">configuration</th><th>mean</th><th>95% CI</th><th>n</th></tr>\n";
-    for (const TuningReportRemeasured& r : d.remeasured)
-      b += fmt::format("<tr><td>{}</td><td class=\"l\"><code>{}</code></td><td>{}</td><td>[{}, {}]</td><td>{}</td></tr>\n",
-                       r.number, Html(ParamsText(r.params)), Html(Num(r.mean)), Html(Num(r.ci_low)),
-                       Html(Num(r.ci_high)), r.n);
-    b += "</table>\n";
+    b += "<p>Re-measured at the end (95% Student-t interval of the mean):</p>\n";
+    b += RemeasuredTable(d.remeasured, std::nullopt);
+  }
+  if (!d.remeasure_candidates.empty()) {
+    b += "<p class=\"small\">How the recommendation was chosen: the search's best configurations and the default, "
+         "each run afresh; the best mean was chosen, then it and the default were run again for the lines "
+         "above (these runs chose the winner, so they favour it).</p>\n";
+    std::optional<int64_t> chosen;
+    if (d.best) chosen = d.trials[*d.best].number;
+    b += RemeasuredTable(d.remeasure_candidates, chosen);
   }
 
   if (!d.pareto.empty()) {

@@ -1,5 +1,5 @@
 // The HTML report of a tuning study: the result (best configuration, its re-measured interval,
-// the change against the default), the Pareto front when there are several objectives, the
+// the change against the default, the fresh runs that chose it), the Pareto front when there are several objectives, the
 // convergence curve (every trial's objective and the best so far, as inline SVG), parameter
 // importance, and the trials. A static page with no script.
 //
@@ -56,6 +56,9 @@ struct TuningReportData {
   std::optional<size_t> best;              // index into trials
   std::optional<size_t> default_trial;     // index into trials
   std::vector<TuningReportRemeasured> remeasured;
+  // The fresh runs that chose the recommendation among the search's best and the default (they
+  // are not the reported ones above: they chose the winner, so they are biased toward it).
+  std::vector<TuningReportRemeasured> remeasure_candidates;
   std::vector<TuningReportImportance> importances;
   std::string guided_start;      // "threads=2 (thread_oversubscription)" when --from_diagnosis
   // Several objectives: their names ("latency_ms (min)") and the non-dominated trials.

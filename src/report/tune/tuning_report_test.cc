@@ -118,6 +118,24 @@ TEST(TuningReport, ImprovementReadsAsTheTerminalSaysIt) {
   EXPECT_NE(TuningReportHtml(d).find("(49.2% worse with the best)"), std::string::npos);
 }
 
+// The fresh runs that chose the recommendation are shown too, the chosen one marked, after the
+// reported ones (the terminal lists them; the page had only the best and the default).
+TEST(TuningReport, CandidatesThatChoseTheBestAreListed) {
+  TuningReportData d = Study();
+  EXPECT_EQ(TuningReportHtml(d).find("How the recommendation was chosen"), std::string::npos);
+  d.remeasure_candidates = {{3, d.trials[3].params, 3, 59, 55, 63},
+                            {5, d.trials[5].params, 3, 66, 60, 72},
+                            {0, d.trials[0].params, 3, 118, 110, 126}};
+  const std::string html = TuningReportHtml(d);
+  const size_t chosen_at = html.find("How the recommendation was chosen");
+  ASSERT_NE(chosen_at, std::string::npos);
+  EXPECT_LT(html.find("[58, 64]"), chosen_at) << "the reported runs come first";
+  EXPECT_EQ(Count(html, "(chosen)"), 1u);
+  EXPECT_NE(html.find("<tr><td>3 (chosen)</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>66</td><td>[60, 72]</td><td>3</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>118</td><td>[110, 126]</td>"), std::string::npos);
+}
+
 TEST(TuningReport, NoCompleteTrialSaysSo) {
   TuningReportData d;
   d.objective = "t";
