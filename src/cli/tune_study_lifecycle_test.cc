@@ -133,14 +133,20 @@ TEST(TuneCommandTest, Kill9EndsTheRunningTrialsProcesses) {
     std::string p, comm, state;
     return static_cast<bool>(stat >> p >> comm >> state) && state != "Z";
   };
-  ASSERT_TRUE(alive(started[0]) && alive(started[1]));
+  ASSERT_TRUE(alive(started[0]) && alive(started[1])) << started[0] << " " << started[1];
   ASSERT_EQ(::kill(tune, SIGKILL), 0);
   ::waitpid(tune, nullptr, 0);
   deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while ((alive(started[0]) || alive(started[1])) && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_FALSE(alive(started[0])) << "the trial's background sleep outlived tune";
-  EXPECT_FALSE(alive(started[1])) << "the trial's shell outlived tune";
+  auto stat = [](const std::string& pid) {  // what a failure shows: "1234 (sleep) S 1 ..." or nothing
+    std::ifstream in("/proc/" + pid + "/stat");
+    std::string line;
+    std::getline(in, line);
+    return line.substr(0, 60);
+  };
+  EXPECT_FALSE(alive(started[0])) << "the trial's background sleep outlived tune: " << stat(started[0]);
+  EXPECT_FALSE(alive(started[1])) << "the trial's shell outlived tune: " << stat(started[1]);
 }
 
 TEST(TuneCommandTest, InterruptStopsTheRunningTrialAndTheRerunRunsIt) {
