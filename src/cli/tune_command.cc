@@ -582,8 +582,8 @@ Command AddTuneCommand(CLI::App& root) {
                   "NAME=REGEX reading metric NAME from stdout (group 1 of the last match); repeatable");
   cmd->add_flag("--shell", o->shell, "run the command through /bin/sh -c (values are shell-quoted)");
   cmd->add_option("--remeasure", o->remeasure,
-                  "at the end, measure the best K configurations and the default max(3, --repeats) more times "
-                  "each to choose the best, then it and the default as often again for the reported means and "
+                  "at the end, measure the best K configurations and the default up to max(3, --repeats) more "
+                  "times each, in turns, racing away the clearly worse, to choose the best, then it and the default as often again for the reported means and "
                   "95% intervals (default 3; 0 with --replay)");
   cmd->add_flag("--no_default", o->no_default, "do not start with the space's default configuration");
   cmd->add_flag("--quiet,-q", o->quiet, "no progress lines on stderr");

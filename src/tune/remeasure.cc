@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,38 +16,53 @@ namespace cprof::tune {
 namespace {
 
 // `n` fresh measurements of each configuration in `trials` (indices into result.trials), appended
-// to `out` with its role, each reported to `done` as it is finished. `in_turns`: one measurement of
-// each in turn (a, b, a, b, ...), so that a drift of the machine falls on each alike; else one
-// configuration after the other, so that progress shows each as it finishes. `stream` keeps the
-// stages' random draws apart (a replay with noise, test evaluators).
-void MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::string>& roles, bool in_turns, int n,
+// to `out` with its role, each reported to `done` as it is finished. One measurement of each in
+// turn (a, b, a, b, ...), so that a drift of the machine falls on each alike. `race`: after each
+// turn from the second on, a configuration whose values are clearly worse than those of the best
+// mean still running (racing.h, one-sided Welch t-test at 5%) is measured no more: it is finished
+// then, and flagged in `lost`. `stream` keeps the stages' random draws apart (a replay with noise,
+// test evaluators).
+void MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::string>& roles, bool race, int n,
                  uint64_t stream, const ObjectiveSpec& objective, Evaluator& evaluator, const TuneResult& result,
-                 const std::function<void(const Remeasured&)>& done, std::vector<Remeasured>* out) {
-  std::vector<std::vector<double>> xs(trials.size());
+                 const std::function<void(const Remeasured&)>& done, std::vector<Remeasured>* out,
+                 std::vector<bool>* lost = nullptr) {
+  std::vector<std::vector<double>> xs(trials.size());  // minimized: negated when maximizing
   std::vector<Rng> rngs;
   for (size_t i : trials) rngs.push_back(Rng::ForTrial(stream, static_cast<uint64_t>(result.trials[i].number)));
+  const double sign = objective.maximize ? -1 : 1;
   auto measure = [&](size_t k) {
     EvalResult e = evaluator.Evaluate(result.trials[trials[k]].params, rngs[k]);
     if (e.state != TrialState::kComplete) return;
     if (auto it = e.metrics.find(objective.name); it != e.metrics.end() && std::isfinite(it->second))
-      xs[k].push_back(it->second);
+      xs[k].push_back(sign * it->second);
   };
+  std::vector<std::optional<Remeasured>> finished(trials.size());
   auto finish = [&](size_t k) {
     const TrialSummary& t = result.trials[trials[k]];
-    MeanInterval ci = MeanConfidenceInterval(xs[k]);
-    out->push_back({t.number, t.params, objective.name, xs[k].size(), ci.mean, ci.low, ci.high, roles[k]});
-    if (done) done(out->back());
+    std::vector<double> values = xs[k];
+    for (double& v : values) v *= sign;
+    MeanInterval ci = MeanConfidenceInterval(values);
+    finished[k] = Remeasured{t.number, t.params, objective.name, values.size(), ci.mean, ci.low, ci.high, roles[k]};
+    if (done) done(*finished[k]);
   };
-  if (in_turns) {
-    for (int r = 0; r < n; ++r)
-      for (size_t k = 0; k < trials.size(); ++k) measure(k);
-    for (size_t k = 0; k < trials.size(); ++k) finish(k);
-    return;
+  auto mean = [&](size_t k) { return std::accumulate(xs[k].begin(), xs[k].end(), 0.0) / xs[k].size(); };
+  if (lost) lost->assign(trials.size(), false);
+  for (int r = 0; r < n; ++r) {
+    for (size_t k = 0; k < trials.size(); ++k)
+      if (!finished[k]) measure(k);
+    if (!race || r + 1 == n) continue;
+    std::optional<size_t> lead;
+    for (size_t k = 0; k < trials.size(); ++k)
+      if (!finished[k] && !xs[k].empty() && (!lead || mean(k) < mean(*lead))) lead = k;
+    for (size_t k = 0; lead && k < trials.size(); ++k) {
+      if (finished[k] || k == *lead || !ClearlyWorse(xs[k], xs[*lead])) continue;
+      if (lost) (*lost)[k] = true;
+      finish(k);
+    }
   }
-  for (size_t k = 0; k < trials.size(); ++k) {
-    for (int r = 0; r < n; ++r) measure(k);
-    finish(k);
-  }
+  for (size_t k = 0; k < trials.size(); ++k)
+    if (!finished[k]) finish(k);
+  for (std::optional<Remeasured>& m : finished) out->push_back(std::move(*m));
 }
 
 }  // namespace
@@ -85,14 +102,15 @@ void RemeasureBest(const TuneOptions& options, const ObjectiveSpec& objective, E
     progress(p);
   };
 
-  // Stage 1: choose by fresh means.
-  MeasureAnew(order, std::vector<std::string>(order.size(), "candidate"), false, n, options.seed ^ 0x7e3a, objective,
-              evaluator, *result, done, &result->remeasure_candidates);
+  // Stage 1: choose by fresh means, racing away the clearly worse.
+  std::vector<bool> lost;
+  MeasureAnew(order, std::vector<std::string>(order.size(), "candidate"), true, n, options.seed ^ 0x7e3a, objective,
+              evaluator, *result, done, &result->remeasure_candidates, &lost);
   const double sign = objective.maximize ? -1 : 1;
   std::optional<size_t> chosen;  // index into order
   for (size_t k = 0; k < order.size(); ++k) {
     const Remeasured& m = result->remeasure_candidates[k];
-    if (m.n == 0) continue;
+    if (m.n == 0 || lost[k]) continue;
     if (!chosen || sign * m.mean < sign * result->remeasure_candidates[*chosen].mean) chosen = k;
   }
   if (!chosen) return;  // every fresh measurement failed: the search's best stands
@@ -103,7 +121,7 @@ void RemeasureBest(const TuneOptions& options, const ObjectiveSpec& objective, E
   if (def && *def != order[*chosen] && std::find(order.begin(), order.end(), *def) != order.end())
     report.push_back(*def);
   reported = report.size();
-  MeasureAnew(report, {"best", "default"}, true, n, options.seed ^ 0x5e1ec7, objective, evaluator, *result, done,
+  MeasureAnew(report, {"best", "default"}, false, n, options.seed ^ 0x5e1ec7, objective, evaluator, *result, done,
               &result->remeasured);
   if (result->remeasured.front().n > 0) result->remeasured_best = 0;
 }

@@ -1,8 +1,9 @@
 // The re-measurement that ends a study, in two stages of fresh measurements (the search's are
 // kept in the trial records, never pooled in: they are what made the best look best):
 //   1. choose: the best `remeasure_top` configurations by their search values, and the default,
-//      are measured RemeasureRepeats() times each; the recommendation is the best of these means
-//      (a lucky search measurement does not win);
+//      are measured in turns up to RemeasureRepeats() times each, a configuration clearly worse
+//      than the best mean after 2 turns or more measured no more (racing.h); the recommendation
+//      is the best mean of those left (a lucky search measurement does not win);
 //   2. report: the chosen configuration and the default are measured that many times again,
 //      alternating, and only these measurements are reported (mean, 95% interval, the
 //      improvement). Stage 1's means are biased toward the one they chose, as the search's were:
@@ -25,7 +26,7 @@ namespace cprof::tune {
 int RemeasureRepeats(const TuneOptions& options);
 
 // The time the re-measurement is expected to take at `seconds_per_measurement`: its most
-// measurements, (remeasure_top + 1) x repeats to choose and 2 x repeats to report. What --time
+// measurements (racing can only save some), (remeasure_top + 1) x repeats to choose and 2 x repeats to report. What --time
 // keeps for it.
 std::chrono::nanoseconds RemeasureReserve(const TuneOptions& options, double seconds_per_measurement);
 

@@ -378,16 +378,19 @@ TEST(TunerTest, RacingStopsClearlyWorseConfigurationsAndRemeasuresTheBest) {
   int raced = 0;
   for (const TrialSummary& t : res->trials) raced += t.measurements.size() < 5;
   EXPECT_GT(raced, 0) << "no configuration was stopped early";
-  // Candidates: the top 2, then the default (x = 0, far from the best at x = 6), 5 fresh runs each.
+  // Candidates: the top 2, then the default (x = 0, 46 ms against ~10 near the best at x = 6,
+  // noise sd 0.3): raced away after 2 fresh runs, the chosen one measured 5 times.
   ASSERT_EQ(res->remeasure_candidates.size(), 3u);
   EXPECT_EQ(res->remeasure_candidates[2].params.at("x"), "0");
-  for (const Remeasured& m : res->remeasure_candidates) EXPECT_EQ(m.n, 5u);
+  EXPECT_EQ(res->remeasure_candidates[2].n, 2u);
+  for (const Remeasured& m : res->remeasure_candidates) EXPECT_GE(m.n, 2u);
   // The recommendation is the best candidate's fresh mean; what is reported is the best and the
   // default measured again, 5 runs each.
   size_t chosen = 0;
   for (size_t k = 0; k < res->remeasure_candidates.size(); ++k)
     if (res->remeasure_candidates[k].mean < res->remeasure_candidates[chosen].mean) chosen = k;
   EXPECT_EQ(res->trials[*res->best].number, res->remeasure_candidates[chosen].number);
+  EXPECT_EQ(res->remeasure_candidates[chosen].n, 5u);
   ASSERT_EQ(res->remeasured.size(), 2u);
   ASSERT_TRUE(res->remeasured_best.has_value());
   EXPECT_EQ(*res->remeasured_best, 0u);
