@@ -4,6 +4,7 @@
 #include <libpq-fe.h>
 
 #include <memory>
+#include <string_view>
 
 #include "tune/study_storage.h"
 
@@ -53,9 +54,15 @@ class PostgresStorage final : public StudyStorage {
   static StatusOr<std::unique_ptr<StudyStorage>> Open(const std::string& conninfo) {
     PGconn* conn = PQconnectdb(conninfo.c_str());
     if (PQstatus(conn) != CONNECTION_OK) {
-      std::string msg = PQerrorMessage(conn);
+      // libpq's message spans lines ("...failed: Connection refused\n\tIs the server running...").
+      std::string msg;
+      for (char c : std::string_view(PQerrorMessage(conn))) {
+        const bool space = c == '\n' || c == '\t' || c == ' ';
+        if (!space) msg += c;
+        else if (!msg.empty() && msg.back() != ' ') msg += ' ';
+      }
       PQfinish(conn);
-      while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+      while (!msg.empty() && msg.back() == ' ') msg.pop_back();
       return Unavailable("PostgreSQL: cannot connect: {}", msg);
     }
     auto s = std::make_unique<PostgresStorage>(conn, conninfo);

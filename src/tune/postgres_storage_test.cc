@@ -154,5 +154,17 @@ TEST_F(PostgresStorageTest, TwoWorkersShareOneStudyWithoutDuplicates) {
   EXPECT_FALSE(samplers.empty());
 }
 
+// A server that is not there: one line naming what failed (libpq's message spans two, with a tab).
+TEST(PostgresStorageOpenTest, RefusedConnectionIsOneLine) {
+  auto store = OpenStudyStorage("postgresql://nobody@127.0.0.1:1/db");
+  ASSERT_FALSE(store.ok());
+  const std::string msg(store.status().message());
+  EXPECT_NE(msg.find("PostgreSQL: cannot connect: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("127.0.0.1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("refused"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find_first_of("\n\t"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("  "), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace cprof::tune
