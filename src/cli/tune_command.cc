@@ -212,8 +212,11 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       }
       ctx.err << "\n";
     }
+  } else if (o.space.empty()) {  // a Kernel Tuner cache is JSON: say what is wrong with it as JSON
+    ASSIGN_OR_RETURN(std::string text, ReadWholeFile(o.replay));
+    ASSIGN_OR_RETURN(space_file, ParseSpaceJson(text, o.replay));
   } else {
-    ASSIGN_OR_RETURN(space_file, LoadSpaceFile(o.space.empty() ? o.replay : o.space));
+    ASSIGN_OR_RETURN(space_file, LoadSpaceFile(o.space));
   }
   const SearchSpace& space = space_file.space;
   // Else the study "runs", tries nothing and says "all 0 configurations were tried".

@@ -98,6 +98,18 @@ TEST(TuneCommandTest, ReportIsAnHtmlPageWithTheCurveAndImportance) {
   EXPECT_NE(bad.err.find("/nonexistent/dir/x.html"), std::string::npos) << bad.err;
 }
 
+// A replay file that is not JSON is read as a Kernel Tuner cache and says where it breaks (it was
+// read as a YAML space: "expected a mapping with 'parameters'").
+TEST(TuneCommandTest, ReplayOfAFileThatIsNotJsonSaysWhere) {
+  fs::path dir = TempDir("replay_not_json");
+  std::ofstream(dir / "cache.json") << "garbage\n";
+  ProcessResult r = Tune({"--replay", (dir / "cache.json").string(), "--budget", "2"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("cache.json: not a Kernel Tuner cache or JSON space: parse error at line 1, column 1"),
+            std::string::npos)
+      << r.err;
+}
+
 // Several objectives: the terminal and --json gave the Pareto front, the report did not.
 TEST(TuneCommandTest, ReportShowsTheParetoFrontOfSeveralObjectives) {
   fs::path dir = TempDir("pareto_report");

@@ -31,7 +31,18 @@ StatusOr<json> ParseJson(std::string_view text, const std::string& origin) {
     fixed += "}}";
     j = json::parse(fixed, nullptr, false);
   }
-  if (j.is_discarded() || !j.is_object()) return InvalidInput("{}: not a JSON object", origin);
+  if (j.is_discarded()) {
+    // Where and why, from the text as given ("parse error at line 1, column 1: ...").
+    std::string why = "invalid JSON";
+    try {
+      (void)json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+      why = e.what();
+      if (size_t at = why.find("parse error"); at != std::string::npos) why = why.substr(at);
+    }
+    return InvalidInput("{}: not a Kernel Tuner cache or JSON space: {}", origin, why);
+  }
+  if (!j.is_object()) return InvalidInput("{}: not a JSON object", origin);
   return j;
 }
 

@@ -211,6 +211,20 @@ TEST(SearchSpaceTest, ImportsKernelTunerRestrictions) {
   EXPECT_EQ(f->space.Enumerated()->size(), 4u);
 }
 
+// Text that is not JSON names the place and the reason (it said "not a JSON object"); a cache
+// Kernel Tuner did not finish writing (the closing braces missing) still reads.
+TEST(SearchSpaceTest, KernelTunerFileThatIsNotJsonSaysWhere) {
+  auto f = ParseSpaceJson("{\"tune_params\": {\"bx\": [16, 32]},\n \"cache\": {\"16\": tru", "kt.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.status().message().find("kt.json: not a Kernel Tuner cache or JSON space: parse error at line 2"),
+            std::string::npos)
+      << f.status().message();
+  auto unfinished = ParseSpaceJson("{\"tune_params\": {\"bx\": [16, 32]}, \"cache\": {\"16\": {\"bx\": 16},\n",
+                                   "kt.json");
+  ASSERT_TRUE(unfinished.ok()) << unfinished.status().message();
+  EXPECT_EQ(unfinished->space.size(), 1u);
+}
+
 TEST(SearchSpaceTest, ImportsT4SpaceWithConstraints) {
   auto f = LoadSpaceFile(kFixtures + "/convolution_space.json");
   ASSERT_TRUE(f.ok()) << f.status().message();
