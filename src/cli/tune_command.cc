@@ -41,6 +41,9 @@ namespace {
 
 using namespace cprof::tune;
 
+// After a re-measured candidate that racing stopped (remeasure.h).
+constexpr const char* kRacedAway = " (stopped early: clearly worse)";
+
 struct TuneCliOptions {
   std::string space;
   std::string objective;
@@ -342,11 +345,11 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     progress = [&ctx, &topt, &infeasible_unreported](const Progress& p) {
       if (const Remeasured* m = p.remeasured) {
         // Each configuration runs max(3, --repeats) more times here: minutes of silence otherwise.
-        ctx.err << fmt::format("[re-measured {}/{}] trial {}{}: {} = {} [{}, {}] (95% CI, n={})\n",
+        ctx.err << fmt::format("[re-measured {}/{}] trial {}{}: {} = {} [{}, {}] (95% CI, n={}){}\n",
                                p.evaluations, p.budget, m->number,
                                m->role == "candidate" ? "" : " (the " + m->role + ", again for the result)",
                                m->objective, FormatValueText(m->mean), FormatValueText(m->ci_low),
-                               FormatValueText(m->ci_high), m->n);
+                               FormatValueText(m->ci_high), m->n, m->raced_away ? kRacedAway : "");
         ctx.err.flush();
         return;
       }
@@ -452,7 +455,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       for (const Remeasured& m : *list)
         rem.push_back({{"trial", m.number}, {"params", ParamsJson(m.params)}, {"objective", m.objective},
                        {"role", m.role}, {"n", m.n}, {"mean", m.mean}, {"ci95_low", m.ci_low},
-                       {"ci95_high", m.ci_high}});
+                       {"ci95_high", m.ci_high}, {"raced_away", m.raced_away}});
       doc[list == &r.remeasured ? "remeasured" : "remeasure_candidates"] = rem;
     }
     if (!r.pareto.empty()) {
@@ -496,7 +499,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     for (const Remeasured& m : r.remeasure_candidates)
       text += fmt::format("  trial {}: {} = {} [{}, {}] (95% CI, n={}){}\n", m.number, m.objective,
                           FormatValueText(m.mean), FormatValueText(m.ci_low), FormatValueText(m.ci_high), m.n,
-                          r.best && m.number == r.trials[*r.best].number ? " <- chosen" : "");
+                          r.best && m.number == r.trials[*r.best].number ? " <- chosen"
+                          : m.raced_away                                 ? kRacedAway
+                                                                         : "");
     const bool default_is_best = r.best && r.default_trial && *r.best == *r.default_trial;
     if (default_value) {
       text += fmt::format("default  {} = {}{}{}{}\n", objective_name, FormatValueText(*default_value),

@@ -212,6 +212,10 @@ TEST(TuneCommandTest, TraceObjectiveIsReadFromATraceOfEachTrial) {
               (def["mean"].get<double>() - best["mean"].get<double>()) / def["mean"].get<double>(), 1e-12);
   const bool overlap = best["ci95_low"] <= def["ci95_high"] && def["ci95_low"] <= best["ci95_high"];
   EXPECT_EQ(j["improvement_within_noise"], overlap);
+  for (const auto& c : j["remeasure_candidates"]) {  // the chosen one ran to the end
+    ASSERT_TRUE(c["raced_away"].is_boolean()) << c.dump();
+    if (c["trial"] == j["best_trial"]) EXPECT_FALSE(c["raced_away"].get<bool>()) << c.dump();
+  }
   // Nothing is left in the TMPDIR: no trial folder, trace file or collector session.
   EXPECT_TRUE(fs::is_empty(tmp)) << fs::directory_iterator(tmp)->path();
 }
@@ -378,7 +382,8 @@ TEST(TuneCommandTest, ReMeasurementReportsProgress) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The best and the default (x = 0, the worst), to choose, then both again for the result. The
   // default's 2 identical values are clearly worse than the best's: it is raced away after 2 runs.
-  EXPECT_NE(r.err.find("[re-measured 1/4] trial 0: ms = 10 [10, 10] (95% CI, n=2)"), std::string::npos)
+  EXPECT_NE(r.err.find("[re-measured 1/4] trial 0: ms = 10 [10, 10] (95% CI, n=2) (stopped early: clearly worse)"),
+            std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("[re-measured 2/4] trial "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("[re-measured 4/4] trial 0 (the default, again for the result): ms = 10 [10, 10] (95% CI, "

@@ -34,7 +34,7 @@ TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& 
   for (const tune::Remeasured& m : r.remeasured)
     d.remeasured.push_back({m.number, m.params, m.n, m.mean, m.ci_low, m.ci_high});
   for (const tune::Remeasured& m : r.remeasure_candidates)
-    d.remeasure_candidates.push_back({m.number, m.params, m.n, m.mean, m.ci_low, m.ci_high});
+    d.remeasure_candidates.push_back({m.number, m.params, m.n, m.mean, m.ci_low, m.ci_high, m.raced_away});
   for (size_t i = 0, k = 0; i < r.trials.size(); ++i) {
     if (r.trials[i].state == tune::TrialState::kInfeasible) continue;
     if (const tune::Remeasured* m = tune::RemeasuredOf(r, i)) d.trials[k].remeasured = m - r.remeasured.data();

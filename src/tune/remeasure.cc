@@ -20,12 +20,11 @@ namespace {
 // turn (a, b, a, b, ...), so that a drift of the machine falls on each alike. `race`: after each
 // turn from the second on, a configuration whose values are clearly worse than those of the best
 // mean still running (racing.h, one-sided Welch t-test at 5%) is measured no more: it is finished
-// then, and flagged in `lost`. `stream` keeps the stages' random draws apart (a replay with noise,
+// then, `raced_away`. `stream` keeps the stages' random draws apart (a replay with noise,
 // test evaluators).
 void MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::string>& roles, bool race, int n,
                  uint64_t stream, const ObjectiveSpec& objective, Evaluator& evaluator, const TuneResult& result,
-                 const std::function<void(const Remeasured&)>& done, std::vector<Remeasured>* out,
-                 std::vector<bool>* lost = nullptr) {
+                 const std::function<void(const Remeasured&)>& done, std::vector<Remeasured>* out) {
   std::vector<std::vector<double>> xs(trials.size());  // minimized: negated when maximizing
   std::vector<Rng> rngs;
   for (size_t i : trials) rngs.push_back(Rng::ForTrial(stream, static_cast<uint64_t>(result.trials[i].number)));
@@ -37,16 +36,16 @@ void MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::strin
       xs[k].push_back(sign * it->second);
   };
   std::vector<std::optional<Remeasured>> finished(trials.size());
-  auto finish = [&](size_t k) {
+  auto finish = [&](size_t k, bool raced_away) {
     const TrialSummary& t = result.trials[trials[k]];
     std::vector<double> values = xs[k];
     for (double& v : values) v *= sign;
     MeanInterval ci = MeanConfidenceInterval(values);
-    finished[k] = Remeasured{t.number, t.params, objective.name, values.size(), ci.mean, ci.low, ci.high, roles[k]};
+    finished[k] =
+        Remeasured{t.number, t.params, objective.name, values.size(), ci.mean, ci.low, ci.high, roles[k], raced_away};
     if (done) done(*finished[k]);
   };
   auto mean = [&](size_t k) { return std::accumulate(xs[k].begin(), xs[k].end(), 0.0) / xs[k].size(); };
-  if (lost) lost->assign(trials.size(), false);
   for (int r = 0; r < n; ++r) {
     for (size_t k = 0; k < trials.size(); ++k)
       if (!finished[k]) measure(k);
@@ -56,12 +55,11 @@ void MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::strin
       if (!finished[k] && !xs[k].empty() && (!lead || mean(k) < mean(*lead))) lead = k;
     for (size_t k = 0; lead && k < trials.size(); ++k) {
       if (finished[k] || k == *lead || !ClearlyWorse(xs[k], xs[*lead])) continue;
-      if (lost) (*lost)[k] = true;
-      finish(k);
+      finish(k, true);
     }
   }
   for (size_t k = 0; k < trials.size(); ++k)
-    if (!finished[k]) finish(k);
+    if (!finished[k]) finish(k, false);
   for (std::optional<Remeasured>& m : finished) out->push_back(std::move(*m));
 }
 
@@ -103,14 +101,13 @@ void RemeasureBest(const TuneOptions& options, const ObjectiveSpec& objective, E
   };
 
   // Stage 1: choose by fresh means, racing away the clearly worse.
-  std::vector<bool> lost;
   MeasureAnew(order, std::vector<std::string>(order.size(), "candidate"), true, n, options.seed ^ 0x7e3a, objective,
-              evaluator, *result, done, &result->remeasure_candidates, &lost);
+              evaluator, *result, done, &result->remeasure_candidates);
   const double sign = objective.maximize ? -1 : 1;
   std::optional<size_t> chosen;  // index into order
   for (size_t k = 0; k < order.size(); ++k) {
     const Remeasured& m = result->remeasure_candidates[k];
-    if (m.n == 0 || lost[k]) continue;
+    if (m.n == 0 || m.raced_away) continue;
     if (!chosen || sign * m.mean < sign * result->remeasure_candidates[*chosen].mean) chosen = k;
   }
   if (!chosen) return;  // every fresh measurement failed: the search's best stands

@@ -71,6 +71,7 @@ struct Remeasured {
   size_t n = 0;                              // fresh measurements (the search's are not among them)
   double mean = 0, ci_low = 0, ci_high = 0;  // 95% Student-t interval of the mean
   std::string role;                          // "candidate" (chosen among), "best" or "default" (reported)
+  bool raced_away = false;                   // a candidate measured no more: clearly worse than the best
 };
 
 struct TuneResult {

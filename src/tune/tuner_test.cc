@@ -383,6 +383,7 @@ TEST(TunerTest, RacingStopsClearlyWorseConfigurationsAndRemeasuresTheBest) {
   ASSERT_EQ(res->remeasure_candidates.size(), 3u);
   EXPECT_EQ(res->remeasure_candidates[2].params.at("x"), "0");
   EXPECT_EQ(res->remeasure_candidates[2].n, 2u);
+  EXPECT_TRUE(res->remeasure_candidates[2].raced_away);
   for (const Remeasured& m : res->remeasure_candidates) EXPECT_GE(m.n, 2u);
   // The recommendation is the best candidate's fresh mean; what is reported is the best and the
   // default measured again, 5 runs each.
@@ -391,6 +392,7 @@ TEST(TunerTest, RacingStopsClearlyWorseConfigurationsAndRemeasuresTheBest) {
     if (res->remeasure_candidates[k].mean < res->remeasure_candidates[chosen].mean) chosen = k;
   EXPECT_EQ(res->trials[*res->best].number, res->remeasure_candidates[chosen].number);
   EXPECT_EQ(res->remeasure_candidates[chosen].n, 5u);
+  EXPECT_FALSE(res->remeasure_candidates[chosen].raced_away);
   ASSERT_EQ(res->remeasured.size(), 2u);
   ASSERT_TRUE(res->remeasured_best.has_value());
   EXPECT_EQ(*res->remeasured_best, 0u);

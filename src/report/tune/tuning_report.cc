@@ -121,7 +121,11 @@ std::string RemeasuredTable(const std::vector<TuningReportRemeasured>& rows, std
   for (const TuningReportRemeasured& r : rows)
     b += fmt::format("<tr><td>{}{}</td><td class=\"l\"><code>{}</code></td><td>{}</td><td>[{}, {}]</td><td>{}</td>"
                      "</tr>\n",
-                     r.number, chosen && *chosen == r.number ? " (chosen)" : "", Html(ParamsText(r.params)),
+                     r.number,
+                     chosen && *chosen == r.number ? " (chosen)"
+                     : r.raced_away                ? " (stopped early: clearly worse)"
+                                                   : "",
+                     Html(ParamsText(r.params)),
                      Html(Num(r.mean)), Html(Num(r.ci_low)), Html(Num(r.ci_high)), r.n);
   return b + "</table>\n";
 }

@@ -32,6 +32,7 @@ struct TuningReportRemeasured {
   std::map<std::string, std::string> params;
   size_t n = 0;
   double mean = 0, ci_low = 0, ci_high = 0;
+  bool raced_away = false;  // a candidate measured no more: clearly worse than the best
 };
 
 struct TuningReportImportance {

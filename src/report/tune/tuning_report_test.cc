@@ -125,7 +125,7 @@ TEST(TuningReport, CandidatesThatChoseTheBestAreListed) {
   EXPECT_EQ(TuningReportHtml(d).find("How the recommendation was chosen"), std::string::npos);
   d.remeasure_candidates = {{3, d.trials[3].params, 3, 59, 55, 63},
                             {5, d.trials[5].params, 3, 66, 60, 72},
-                            {0, d.trials[0].params, 3, 118, 110, 126}};
+                            {0, d.trials[0].params, 2, 118, 110, 126, /*raced_away=*/true}};
   const std::string html = TuningReportHtml(d);
   const size_t chosen_at = html.find("How the recommendation was chosen");
   ASSERT_NE(chosen_at, std::string::npos);
@@ -133,7 +133,8 @@ TEST(TuningReport, CandidatesThatChoseTheBestAreListed) {
   EXPECT_EQ(Count(html, "(chosen)"), 1u);
   EXPECT_NE(html.find("<tr><td>3 (chosen)</td>"), std::string::npos);
   EXPECT_NE(html.find("<td>66</td><td>[60, 72]</td><td>3</td>"), std::string::npos);
-  EXPECT_NE(html.find("<td>118</td><td>[110, 126]</td>"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td>0 (stopped early: clearly worse)</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td>118</td><td>[110, 126]</td><td>2</td>"), std::string::npos);
 }
 
 TEST(TuningReport, NoCompleteTrialSaysSo) {
