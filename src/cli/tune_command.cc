@@ -41,9 +41,6 @@ namespace {
 
 using namespace cprof::tune;
 
-// After a re-measured candidate that racing stopped (remeasure.h).
-constexpr const char* kRacedAway = " (stopped early: clearly worse)";
-
 struct TuneCliOptions {
   std::string space;
   std::string objective;
@@ -349,7 +346,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
                                p.evaluations, p.budget, m->number,
                                m->role == "candidate" ? "" : " (the " + m->role + ", again for the result)",
                                m->objective, FormatValueText(m->mean), FormatValueText(m->ci_low),
-                               FormatValueText(m->ci_high), m->n, m->raced_away ? kRacedAway : "");
+                               FormatValueText(m->ci_high), m->n, m->raced_away ? kRacedAwayNote : "");
         ctx.err.flush();
         return;
       }
@@ -500,7 +497,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       text += fmt::format("  trial {}: {} = {} [{}, {}] (95% CI, n={}){}\n", m.number, m.objective,
                           FormatValueText(m.mean), FormatValueText(m.ci_low), FormatValueText(m.ci_high), m.n,
                           r.best && m.number == r.trials[*r.best].number ? " <- chosen"
-                          : m.raced_away                                 ? kRacedAway
+                          : m.raced_away                                 ? kRacedAwayNote
                                                                          : "");
     const bool default_is_best = r.best && r.default_trial && *r.best == *r.default_trial;
     if (default_value) {
@@ -591,8 +588,8 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_flag("--shell", o->shell, "run the command through /bin/sh -c (values are shell-quoted)");
   cmd->add_option("--remeasure", o->remeasure,
                   "at the end, measure the best K configurations and the default up to max(3, --repeats) more "
-                  "times each, in turns, racing away the clearly worse, to choose the best, then it and the default as often again for the reported means and "
-                  "95% intervals (default 3; 0 with --replay)");
+                  "times each, in turns, racing away the clearly worse, to choose the best, then it and the "
+                  "default as often again for the reported means and 95% intervals (default 3; 0 with --replay)");
   cmd->add_flag("--no_default", o->no_default, "do not start with the space's default configuration");
   cmd->add_flag("--quiet,-q", o->quiet, "no progress lines on stderr");
   AddOutputOptions(cmd, &o->output, "text or json");

@@ -123,7 +123,7 @@ std::string RemeasuredTable(const std::vector<TuningReportRemeasured>& rows, std
                      "</tr>\n",
                      r.number,
                      chosen && *chosen == r.number ? " (chosen)"
-                     : r.raced_away                ? " (stopped early: clearly worse)"
+                     : r.raced_away                ? kRacedAwayNote
                                                    : "",
                      Html(ParamsText(r.params)),
                      Html(Num(r.mean)), Html(Num(r.ci_low)), Html(Num(r.ci_high)), r.n);

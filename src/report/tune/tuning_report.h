@@ -77,6 +77,9 @@ std::string ParamsText(const std::map<std::string, std::string>& params);
 // "3.1% worse with the best" (fresh runs can measure the search's pick below the default).
 std::string ImprovementText(double percent);
 
+// After a re-measured candidate that racing stopped, as the report and tune's terminal mark it.
+inline constexpr const char* kRacedAwayNote = " (stopped early: clearly worse)";
+
 // The convergence curve alone (an <svg> element): one dot per complete trial, failed trials as
 // crosses on the top edge, the best-so-far as a step line, the default as a dashed line. The
 // value axis is logarithmic (and says so) when the values are positive and the largest is more
