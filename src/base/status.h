@@ -37,9 +37,9 @@ class [[nodiscard]] Status {
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
 
-  // Returns a copy whose message is prefixed with `context: `.
+  // Returns a copy whose message is prefixed with `context: ` (unchanged when context is empty).
   Status WithContext(const std::string& context) const {
-    if (ok()) return *this;
+    if (ok() || context.empty()) return *this;
     return Status(code_, context + ": " + message_);
   }
 

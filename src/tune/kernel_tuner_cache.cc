@@ -88,9 +88,12 @@ StatusOr<SpaceFile> SpaceFromT4(const json& j, const std::string& origin) {
     def.params.push_back(std::move(p));
   }
   if (cs.contains("Conditions") && cs["Conditions"].is_array())
-    for (const json& c : cs["Conditions"])
-      if (c.contains("Expression") && c["Expression"].is_string())
-        def.constraints.push_back(c["Expression"].get<std::string>());
+    for (size_t k = 0; k < cs["Conditions"].size(); ++k) {
+      const json& c = cs["Conditions"][k];
+      if (!c.contains("Expression") || !c["Expression"].is_string()) continue;
+      def.constraints.push_back(c["Expression"].get<std::string>());
+      def.constraint_where.push_back(fmt::format("ConfigurationSpace.Conditions[{}]", k));
+    }
   return Finish(std::move(def), origin, "t4");
 }
 
@@ -182,6 +185,8 @@ StatusOr<SpaceFile> ParseSpaceJson(std::string_view text, const std::string& ori
     def.params.push_back(std::move(p));
   }
   def.constraints = cache.restrictions;
+  for (size_t k = 0; k < def.constraints.size(); ++k)
+    def.constraint_where.push_back(fmt::format("restrictions[{}]", k));
   return Finish(std::move(def), origin, "kernel_tuner");
 }
 

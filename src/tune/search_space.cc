@@ -40,8 +40,10 @@ Status SearchSpace::Init(SpaceDefinition def) {
     };
     auto cond = Expression::Parse(def.conditions[i], resolve_earlier);
     if (!cond.ok())
-      return cond.status().WithContext(fmt::format(
-          "condition of parameter '{}' (it may use only parameters declared before it)", params_[i].name));
+      return cond.status()
+          .WithContext(fmt::format("condition of parameter '{}' (it may use only parameters declared before it)",
+                                   params_[i].name))
+          .WithContext(i < def.condition_where.size() ? def.condition_where[i] : "");
     params_[i].condition = std::move(cond).value();
     has_conditions_ = true;
   }
@@ -49,9 +51,12 @@ Status SearchSpace::Init(SpaceDefinition def) {
     auto i = IndexOf(name);
     return i ? std::optional<int>(static_cast<int>(*i)) : std::nullopt;
   };
-  for (const std::string& text : def.constraints) {
-    ASSIGN_OR_RETURN(Expression e, Expression::Parse(text, resolve));
-    constraints_.push_back(std::move(e));
+  for (size_t k = 0; k < def.constraints.size(); ++k) {
+    auto e = Expression::Parse(def.constraints[k], resolve);
+    if (!e.ok())
+      return e.status().WithContext("constraint").WithContext(
+          k < def.constraint_where.size() ? def.constraint_where[k] : "");
+    constraints_.push_back(std::move(e).value());
   }
   enum_cache_ = std::make_shared<EnumCache>();
   return Status::Ok();

@@ -35,6 +35,9 @@ struct SpaceDefinition {
   std::vector<Parameter> params;       // Parameter::condition is ignored here; see `conditions`
   std::vector<std::string> conditions;  // per parameter, "" = always active (may be shorter)
   std::vector<std::string> constraints;
+  // Where each condition / constraint came from ("line 6"), put before its parse error; optional
+  // and may be shorter than the lists above.
+  std::vector<std::string> condition_where, constraint_where;
 };
 
 class SearchSpace {

@@ -146,6 +146,22 @@ TEST(SearchSpaceTest, RejectsBadDefinitions) {
   EXPECT_FALSE(ParseSpaceYaml("parameters: [", "x").ok());
 }
 
+// A bad expression names the YAML line it is on, not only its own column: a space file may hold
+// dozens of constraints and conditions.
+TEST(SearchSpaceTest, ExpressionErrorsNameTheirLine) {
+  auto constraint = ParseSpaceYaml(
+      "parameters:\n  a: {values: [1, 2, 3]}\n  b: {values: [1, 2]}\nconstraints:\n  - a * b <= 4\n  - a * c <= 2\n",
+      "s.yaml");
+  ASSERT_FALSE(constraint.ok());
+  EXPECT_EQ(constraint.status().message(),
+            "s.yaml: line 6: constraint: expression \"a * c <= 2\": column 5: unknown parameter 'c'");
+  auto condition = ParseSpaceYaml(
+      "parameters:\n  a: {values: [1, 2, 3]}\n  b:\n    values: [1, 2]\n    condition: \"a == (1\"\n", "s.yaml");
+  ASSERT_FALSE(condition.ok());
+  EXPECT_EQ(condition.status().message().rfind("s.yaml: line 5: condition of parameter 'b'", 0), 0u)
+      << condition.status().message();
+}
+
 // A misspelt field or section would otherwise be ignored: `deafult` runs the study from another
 // baseline, `constraint:` samples what the user meant to exclude. Errors name file, line and field.
 TEST(SearchSpaceTest, TyposAreErrorsNamingTheFileLineAndField) {

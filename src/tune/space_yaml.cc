@@ -67,7 +67,7 @@ Status CheckKeys(const YAML::Node& map, const std::string_view (&known)[N], cons
 }
 
 StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, std::string& condition,
-                                  const std::string& origin, SpaceFile& out) {
+                                  std::string& condition_where, const std::string& origin, SpaceFile& out) {
   Parameter p;
   p.name = name;
   std::string where = fmt::format("{}: line {}: parameter '{}'", origin, n.Mark().line + 1, name);
@@ -110,7 +110,10 @@ StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, 
     }
     p.default_value = d;
   }
-  if (n["condition"]) condition = n["condition"].as<std::string>();
+  if (n["condition"]) {
+    condition = n["condition"].as<std::string>();
+    condition_where = fmt::format("line {}", n["condition"].Mark().line + 1);
+  }
   RETURN_IF_ERROR(p.Check().WithContext(fmt::format("{}: line {}", origin, n.Mark().line + 1)));
   if (const YAML::Node& fixes = n["fixes"]) {
     if (!fixes.IsMap()) return InvalidInput("{}: 'fixes' must map finding categories to values", where);
@@ -149,10 +152,11 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
     RETURN_IF_ERROR(CheckKeys(root, kTopLevelKeys, origin));
     const YAML::Node& params = root["parameters"];
     auto add = [&](const std::string& name, const YAML::Node& n) -> Status {
-      std::string condition;
-      ASSIGN_OR_RETURN(Parameter p, ReadParameter(name, n, condition, origin, out));
+      std::string condition, condition_where;
+      ASSIGN_OR_RETURN(Parameter p, ReadParameter(name, n, condition, condition_where, origin, out));
       def.params.push_back(std::move(p));
       def.conditions.push_back(std::move(condition));
+      def.condition_where.push_back(std::move(condition_where));
       return Status::Ok();
     };
     if (params.IsSequence()) {
@@ -167,7 +171,10 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
     }
     if (const YAML::Node& cons = root["constraints"]) {
       if (!cons.IsSequence()) return InvalidInput("{}: 'constraints' must be a list of expressions", origin);
-      for (const auto& c : cons) def.constraints.push_back(c.as<std::string>());
+      for (const auto& c : cons) {
+        def.constraints.push_back(c.as<std::string>());
+        def.constraint_where.push_back(fmt::format("line {}", c.Mark().line + 1));
+      }
     }
     if (const YAML::Node& env = root["env"]) {
       if (!env.IsMap()) return InvalidInput("{}: 'env' must be a mapping", origin);

@@ -87,31 +87,34 @@ std::string WithoutParameterValues(std::string reason, const std::string& params
 
 }  // namespace
 
-std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& trials, const std::string& default_key) {
+std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& trials,
+                                             const std::optional<std::string>& default_key) {
+  // Without a default that is known to work, 3 configurations failing alike may be a bad region.
+  const size_t needed = default_key ? 3 : 5;
   std::vector<const TrialRecord*> first;
   for (const TrialRecord& t : trials) {
     if (t.state == TrialState::kComplete) return std::nullopt;
-    if (t.state == TrialState::kFailed && first.size() < 3) first.push_back(&t);
+    if (t.state == TrialState::kFailed && first.size() < needed) first.push_back(&t);
   }
-  if (first.size() < 3) return std::nullopt;
-  const TrialRecord* dflt = nullptr;
+  if (first.size() < needed) return std::nullopt;
+  const TrialRecord* quoted = default_key ? nullptr : first[0];
   const std::string common = WithoutParameterValues(first[0]->reason, first[0]->params);
   for (const TrialRecord* t : first) {
     if (WithoutParameterValues(t->reason, t->params) != common) return std::nullopt;
-    if (t->key == default_key) dflt = t;
+    if (default_key && t->key == *default_key) quoted = t;
   }
-  if (!dflt) return std::nullopt;
+  if (!quoted) return std::nullopt;
+  const std::string which = default_key ? "the first 3 trials, the default configuration among them,"
+                                        : fmt::format("the first {} trials", needed);
   // The command line or its environment is wrong (argparse's "unrecognized arguments", a missing
   // module, a command that waits for input), not a configuration: the budget would go the same way.
-  if (dflt->reason.rfind("timed out", 0) == 0)
+  if (quoted->reason.rfind("timed out", 0) == 0)
     return InvalidInput(
-        "the first 3 trials, the default configuration among them, {}; run the command by hand to see whether it "
-        "finishes (it may be waiting for input), or give a longer --timeout, then rerun",
-        dflt->reason);
-  return InvalidInput(
-      "the first 3 trials, the default configuration among them, failed the same way: {}; fix the command (run it "
-      "by hand to see), then rerun",
-      dflt->reason);
+        "{} {}; run the command by hand to see whether it finishes (it may be waiting for input), or give a "
+        "longer --timeout, then rerun",
+        which, quoted->reason);
+  return InvalidInput("{} failed the same way: {}; fix the command (run it by hand to see), then rerun", which,
+                      quoted->reason);
 }
 
 }  // namespace cprof::tune

@@ -6,7 +6,8 @@
 //     (a misspelt --objective, a command that prints no JSON line);
 //   - the study's first 3 evaluated trials, the default configuration among them, failed with
 //     the same non-zero exit and the same stderr message (argparse's "unrecognized arguments"),
-//     or all timed out (a command that waits for input, a --timeout far too short).
+//     or all timed out (a command that waits for input, a --timeout far too short); the first 5
+//     when the space has no default.
 //
 //   if (auto p = CheckObjectives(objs, eval_result)) fail_with(p->reason);
 //   if (p->absent) if (auto usage = ObjectiveNeverReported(store_records, trial)) return *usage;
@@ -41,7 +42,9 @@ std::optional<Status> ObjectiveNeverReported(const std::vector<TrialRecord>& tri
 // The usage error shown when the study's first 3 evaluated trials (complete or failed, by number)
 // all failed with the same reason once each one's parameter values are taken out of it ("--thread
 // 4" and "--thread 8" read alike), one of them is the default configuration (`default_key`), and
-// no trial is complete; else nullopt. The message quotes the default's reason.
-std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& trials, const std::string& default_key);
+// no trial is complete; else nullopt. The message quotes the default's reason. A space without a
+// default needs the first 5 trials to fail alike, and the first one's reason is quoted.
+std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& trials,
+                                             const std::optional<std::string>& default_key);
 
 }  // namespace cprof::tune

@@ -112,6 +112,18 @@ TEST(TrialOutcomeTest, FirstFailuresAlikeWithTheDefault) {
   hung[1].reason = "exit code 1: boom";
   EXPECT_FALSE(SameFailureFromTheStart(hung, "d"));
 
+  // A space without a default: no configuration is known to work, so 5 alike, not 3.
+  std::vector<TrialRecord> no_default = {rec(S::kFailed, "a", why), rec(S::kFailed, "b", why),
+                                         rec(S::kFailed, "c", why), rec(S::kFailed, "e", why)};
+  EXPECT_FALSE(SameFailureFromTheStart(no_default, std::nullopt));
+  no_default.push_back(rec(S::kFailed, "f", why));
+  stop = SameFailureFromTheStart(no_default, std::nullopt);
+  ASSERT_TRUE(stop);
+  EXPECT_EQ(stop->message(),
+            "the first 5 trials failed the same way: " + why + "; fix the command (run it by hand to see), then rerun");
+  no_default[4].reason = "exit code 1: out of memory";
+  EXPECT_FALSE(SameFailureFromTheStart(no_default, std::nullopt));
+
   TrialRecord absent = rec(S::kPending, "f", "no objective 't' in the output (it reports: mem)");
   EXPECT_TRUE(ObjectiveNeverReported(three, absent));
   TrialRecord partly = rec(S::kFailed, "e", "exit code 1");
@@ -287,6 +299,21 @@ TEST(TrialOutcomeTest, TheSameExitErrorOnTheFirstThreeTrialsStopsTheStudy) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("or give a longer --timeout"), std::string::npos) << r.status().message();
   EXPECT_EQ(hanging.calls, 3);
+  // A space without a default: 5 alike stop it.
+  auto no_default = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 15}\n", "line.yaml");
+  ASSERT_TRUE(no_default.ok());
+  FnEvaluator refused_again([&](int) {
+    EvalResult e;
+    e.reason = why;
+    e.exit_error = true;
+    return e;
+  });
+  store = MakeMemoryStorage();
+  r = RunStudy(no_default->space, refused_again, *store, Options("t", 20));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "the first 5 trials failed the same way: " + why + "; fix the command (run it by hand to see), then rerun");
+  EXPECT_EQ(refused_again.calls, 5);
   // Failures that differ beyond their values, or a configuration that works: the budget runs.
   FnEvaluator varied([](int x) {
     EvalResult e;

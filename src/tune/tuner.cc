@@ -448,11 +448,12 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
       fail(fin);
       break;
     }
-    if (seen.exit_error && st.default_config) {  // maybe a command line the program refuses, or one that hangs
+    if (seen.exit_error) {  // maybe a command line the program refuses, or one that hangs
       std::lock_guard<std::mutex> lock(st.mu);
       Status loaded = RefreshTrials(st, store);
-      if (std::optional<Status> usage =
-              loaded.ok() ? SameFailureFromTheStart(st.trials, st.space.Key(*st.default_config)) : loaded) {
+      std::optional<std::string> default_key;
+      if (st.default_config) default_key = st.space.Key(*st.default_config);
+      if (std::optional<Status> usage = loaded.ok() ? SameFailureFromTheStart(st.trials, default_key) : loaded) {
         if (st.error.ok()) st.error = *usage;
         st.stop = true;
       }
