@@ -1,6 +1,7 @@
 // Exact decimal-to-nanosecond parsing and duration formatting.
 #include "base/time_units.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -116,6 +117,13 @@ std::string FormatDuration(TimeNs ns) {
   if (a >= 1e6) return fmt::format("{:.3f} ms", v / 1e6);
   if (a >= 1e3) return fmt::format("{:.3f} us", v / 1e3);
   return fmt::format("{} ns", ns);
+}
+
+std::string FormatRemaining(double seconds) {
+  const long long s = std::llround(std::max(seconds, 0.0));
+  if (s < 60) return fmt::format("{} s", s);
+  if (s < 3600) return fmt::format("{} min {} s", s / 60, s % 60);
+  return fmt::format("{} h {:02} min", s / 3600, (s % 3600) / 60);
 }
 
 }  // namespace cprof

@@ -44,4 +44,7 @@ StatusOr<TimeRange> ParseTimeRange(std::string_view text);
 // Human formatting for the terminal: "1.23 ms", "456 us", "2.5 s".
 std::string FormatDuration(TimeNs ns);
 
+// A wait to the whole second, for estimates: "0 s", "42 s", "3 min 12 s", "2 h 05 min".
+std::string FormatRemaining(double seconds);
+
 }  // namespace cprof

@@ -34,6 +34,16 @@ TEST(TimeUnitsTest, DurationsNeedAUnit) {
   EXPECT_FALSE(ParseTimeRange("2s:1s").ok());
 }
 
+// An estimate reads to the second: the progress line said "eta 41.876 s" and "eta 0 ns".
+TEST(TimeUnitsTest, FormatsRemainingTimeToTheSecond) {
+  EXPECT_EQ(FormatRemaining(0), "0 s");
+  EXPECT_EQ(FormatRemaining(-3), "0 s");
+  EXPECT_EQ(FormatRemaining(41.876), "42 s");
+  EXPECT_EQ(FormatRemaining(59.6), "1 min 0 s");
+  EXPECT_EQ(FormatRemaining(192), "3 min 12 s");
+  EXPECT_EQ(FormatRemaining(2 * 3600 + 5 * 60 + 59), "2 h 05 min");
+}
+
 TEST(StringPoolTest, InternsOnceAndSurvivesGrowth) {
   StringPool pool;
   EXPECT_EQ(pool.Intern(""), kEmptyString);

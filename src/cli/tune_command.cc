@@ -54,7 +54,7 @@ struct TuneCliOptions {
   int workers = 1;
   std::string from_diagnosis;
   std::string runtime_adjustment;  // where the chosen configuration goes (runtime_adjustment.yaml schema)
-  std::string report;              // the HTML tuning report
+  std::string report = "tune_report.html";  // the HTML tuning report; "" for none
   std::string replay;
   bool replay_noise = false;
   uint64_t seed = 0;
@@ -367,7 +367,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       } else {
         what = std::string(TrialStateName(t.state)) + (t.reason.empty() ? "" : ": " + t.reason);
       }
-      std::string eta = p.eta_s >= 0 ? " eta " + FormatDuration(static_cast<TimeNs>(p.eta_s * 1e9)) : "";
+      std::string eta = p.eta_s >= 0 ? " eta " + FormatRemaining(p.eta_s) : "";
       ctx.err << fmt::format("[{}/{}] trial {}{} {} | best {}{} | {}\n", p.evaluations, p.budget, t.number, skipped, what,
                              p.best_value ? FormatValueText(*p.best_value) : "-", eta, ParamsText(t.params));
       ctx.err.flush();
@@ -574,8 +574,8 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_option("--runtime_adjustment", o->runtime_adjustment,
                   "write the chosen configuration here (runtime_adjustment.yaml schema; default runtime_adjustment.yaml "
                   "with --from_diagnosis, or runtime_adjustment.tune.yaml when that one holds another tool's settings)");
-  cmd->add_option("--report", o->report,
-                  "write the HTML tuning report here: result, convergence curve, parameter importance, trials");
+  cmd->add_option("--report", o->report, "the HTML report: result, convergence, parameter importance, trials")
+      ->capture_default_str();
   cmd->add_option("--replay", o->replay,
                   "evaluate by lookup in a Kernel Tuner cache file (benchmarks; absent configurations are free)");
   cmd->add_flag("--replay_noise", o->replay_noise, "with --replay: one random sample of `times`, not their mean");

@@ -96,6 +96,17 @@ TEST(TuneCommandTest, ReportIsAnHtmlPageWithTheCurveAndImportance) {
       Tune({"--replay", kPnpoly, "--budget", "3", "--quiet", "--report", "/nonexistent/dir/x.html"});
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find("/nonexistent/dir/x.html"), std::string::npos) << bad.err;
+  // Without --report the study writes tune_report.html where it runs, and says so; --report ""
+  // writes none.
+  fs::path here = TempDir("report_default");
+  r = Tune({"--replay", kPnpoly, "--budget", "3"}, here.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_regular_file(here / "tune_report.html"));
+  EXPECT_NE(r.err.find("tuning report written to tune_report.html"), std::string::npos) << r.err;
+  fs::remove(here / "tune_report.html");
+  r = Tune({"--replay", kPnpoly, "--budget", "3", "--report", ""}, here.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(here / "tune_report.html"));
 }
 
 // A replay file that is not JSON is read as a Kernel Tuner cache and says where it breaks (it was
