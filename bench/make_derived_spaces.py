@@ -13,9 +13,19 @@ baseline differ), and narrows every parameter's list to the values that remain:
   conv-nopad      convolution without padding
   pnpoly-small    pnpoly with block_size_x <= 512
 
+and spaces where some configurations fail (their `time` becomes RuntimeFailedConfig or
+CompilationFailedConfig, which costs an evaluation in a replay), to check how a sampler learns from
+failures (gemm has none; convolution and pnpoly have theirs):
+
+  gemm-failregs     gemm where the work per thread MWG*NWG/(MDIMC*NDIMC) exceeds the optimum's 128,
+                    or VWM*VWN >= 32 (register pressure): 1,048 failures, next to the optimum
+  gemm-failthreads  gemm with MDIMC*NDIMC >= 512 threads per block: 1,680, away from the optimum
+  gemm-failrandom   gemm with a random tenth failing (a hash of the configuration): 1,816
+
   bench/make_derived_spaces.py OUT_DIR        then: tune_replay_bench --dir OUT_DIR
 """
 import gzip
+import hashlib
 import json
 import os
 import sys
@@ -29,6 +39,26 @@ DERIVED = [
     ("conv-nopad", "convolution_RTX_3090.json.gz", lambda p: p["use_padding"] == 0),
     ("pnpoly-small", "pnpoly_RTX_3090.json.gz", lambda p: p["block_size_x"] <= 512),
 ]
+
+
+FAILING = [
+    ("gemm-failregs", "gemm_RTX_3090.json.gz", "RuntimeFailedConfig",
+     lambda k, p: p["MWG"] * p["NWG"] / (p["MDIMC"] * p["NDIMC"]) > 128 or p["VWM"] * p["VWN"] >= 32),
+    ("gemm-failthreads", "gemm_RTX_3090.json.gz", "CompilationFailedConfig",
+     lambda k, p: p["MDIMC"] * p["NDIMC"] >= 512),
+    ("gemm-failrandom", "gemm_RTX_3090.json.gz", "CompilationFailedConfig",
+     lambda k, p: int(hashlib.md5(k.encode()).hexdigest(), 16) % 10 == 0),
+]
+
+
+def with_failures(src, failure, fails):
+    with gzip.open(src, "rt") as f:
+        doc = json.load(f)
+    keys = doc["tune_params_keys"]
+    for k, v in doc["cache"].items():
+        if fails(k, {p: v[p] for p in keys}):
+            v["time"] = failure
+    return doc
 
 
 def derive(src, keep):
@@ -50,11 +80,14 @@ def main():
     os.makedirs(out, exist_ok=True)
     fixtures = os.environ.get("CPROF_FIXTURES_DIR")
     fixtures = os.path.join(fixtures, "tuning") if fixtures else FIXTURES
-    for name, src, keep in DERIVED:
+    jobs = [(name, lambda src=src, keep=keep: derive(os.path.join(fixtures, src), keep)) for name, src, keep in DERIVED]
+    jobs += [(name, lambda src=src, failure=failure, fails=fails: with_failures(os.path.join(fixtures, src), failure, fails))
+             for name, src, failure, fails in FAILING]
+    for name, make in jobs:
         path = os.path.join(out, name + "_RTX_3090.json.gz")
         if os.path.exists(path):
             continue
-        doc = derive(os.path.join(fixtures, src), keep)
+        doc = make()
         tmp = path + ".tmp"
         with gzip.open(tmp, "wt") as f:
             json.dump(doc, f)
