@@ -175,6 +175,11 @@ std::optional<Config> SearchSpace::DefaultConfig() const {
   return c;
 }
 
+std::optional<std::string> SearchSpace::DefaultKey() const {
+  std::optional<Config> d = DefaultConfig();
+  return d ? std::optional<std::string>(Key(*d)) : std::nullopt;
+}
+
 Config SearchSpace::SampleUniform(Rng& rng) const {
   Config c(params_.size(), std::nan(""));
   std::vector<Value> values(params_.size());

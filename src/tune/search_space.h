@@ -71,6 +71,8 @@ class SearchSpace {
   StatusOr<Config> FromValues(const std::map<std::string, Value>& values) const;
   // The default configuration, when every active parameter has a default (and it is feasible).
   std::optional<Config> DefaultConfig() const;
+  // Its Key(), as trials store it.
+  std::optional<std::string> DefaultKey() const;
 
   // Draws each active parameter uniformly (conditions respected; constraints not checked).
   Config SampleUniform(Rng& rng) const;

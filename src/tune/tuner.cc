@@ -451,9 +451,8 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
     if (seen.exit_error) {  // maybe a command line the program refuses, or one that hangs
       std::lock_guard<std::mutex> lock(st.mu);
       Status loaded = RefreshTrials(st, store);
-      std::optional<std::string> default_key;
-      if (st.default_config) default_key = st.space.Key(*st.default_config);
-      if (std::optional<Status> usage = loaded.ok() ? SameFailureFromTheStart(st.trials, default_key) : loaded) {
+      if (std::optional<Status> usage =
+              loaded.ok() ? SameFailureFromTheStart(st.trials, st.space.DefaultKey()) : loaded) {
         if (st.error.ok()) st.error = *usage;
         st.stop = true;
       }
@@ -527,8 +526,7 @@ StatusOr<TuneResult> LoadStudy(const SearchSpace& space, StudyStorage& storage, 
   TuneResult r;
   r.study_name = options.study_name;
   std::vector<ObjectiveSpec> objs = options.objectives;
-  std::optional<std::string> default_key;
-  if (auto d = space.DefaultConfig()) default_key = space.Key(*d);
+  const std::optional<std::string> default_key = space.DefaultKey();
   std::vector<std::vector<double>> points;
   std::vector<size_t> point_trial;
   double best_val = INFINITY;
