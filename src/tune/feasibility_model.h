@@ -2,7 +2,7 @@
 // crash), learned from the trials so far, for samplers that weigh their choice by it.
 //
 //   FeasibilityModel feas;
-//   feas.Fit(X, ran);                         // X: n x d in [0,1]^d; ran[i]: trial i gave a value
+//   feas.Fit(X, ran, /*optimize_iters=*/40);  // X: n x d in [0,1]^d; ran[i]: trial i gave a value
 //   Eigen::VectorXd p = feas.Probability(Xc); // 1 everywhere while no trial has failed
 //
 // A Gaussian process (tune/gaussian_process.h, its own hyperparameters) regresses the 0/1 outcome;

@@ -98,21 +98,21 @@ class GpSampler final : public Sampler {
   // running. Imputing the worst value taught the GP that the neighbourhood of a failure is slow,
   // which is wrong where failures border the optimum (a tile too large for the registers next to
   // the best tile). auto's score at B=25 / 50 (200 seeds), imputation -> this: convolution (23%
-  // of it fails) 0.85 -> 0.83 / 0.92 -> 0.90 (600 seeds at 25: 0.85 -> 0.82), pnpoly 0.79 -> 0.82 /
-  // 0.89 -> 0.88, conv-nopad 0.85 -> 0.83 / 0.93 -> 0.92; gemm with synthetic failures: where
-  // the work per thread exceeds the optimum's 0.22 -> 0.37 / 0.50 -> 0.69, at 512+ threads per
-  // block 0.34 -> 0.42, on a random 10% 0.39 -> 0.40. Spaces where nothing fails are unchanged.
+  // of it fails) 0.85 -> 0.82 / 0.92 -> 0.89, pnpoly 0.79 -> 0.81 / 0.89 -> 0.93, conv-nopad
+  // 0.85 -> 0.84 / 0.93 -> 0.92; gemm with synthetic failures (bench/make_derived_spaces.py)
+  // where the work per thread exceeds the optimum's 0.22 -> 0.37 / 0.50 -> 0.71, at 512+ threads
+  // per block 0.34 -> 0.39, on a random tenth 0.39 -> 0.40. Spaces where nothing fails are
+  // unchanged. docs/tune.md has the variants measured.
   void Rank(const History& history, const SurrogateData& data, Rng& rng) {
     const size_t n = data.rows.size();
     std::vector<const Config*> all, cfgs;
     std::vector<bool> ran(n);
     std::vector<double> y;
     for (size_t i = 0; i < n; ++i) {
-      const Observation& o = history.all()[data.rows[i]];
-      all.push_back(&o.config);
-      ran[i] = o.state == TrialState::kComplete && std::isfinite(o.y);
+      all.push_back(&history.all()[data.rows[i]].config);
+      ran[i] = !data.failed[i];
       if (!ran[i]) continue;
-      cfgs.push_back(&o.config);
+      cfgs.push_back(all.back());
       y.push_back(data.y[i]);
     }
     const int iters = RefitNow(n) ? kFitIterations : 0;

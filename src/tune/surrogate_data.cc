@@ -23,12 +23,14 @@ SurrogateData CollectSurrogateData(const History& history) {
       d.order.push_back(d.rows.size());
       d.rows.push_back(i);
       d.y.push_back(t);
+      d.failed.push_back(false);
       worst = std::max(worst, t);
       ++d.complete;
     } else if (o.state == TrialState::kFailed || (o.state == TrialState::kComplete && !std::isfinite(o.y))) {
       failed_pos.push_back(d.rows.size());
       d.rows.push_back(i);
       d.y.push_back(0);
+      d.failed.push_back(true);
     }
   }
   for (size_t p : failed_pos) d.y[p] = std::isfinite(worst) ? worst : 0.0;

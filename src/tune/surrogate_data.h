@@ -19,6 +19,7 @@ namespace cprof::tune {
 struct SurrogateData {
   std::vector<size_t> rows;   // indices into history.all()
   std::vector<double> y;      // transformed targets, same order as rows
+  std::vector<bool> failed;   // per row: the trial failed, and its y is the imputed worst
   std::vector<size_t> order;  // positions in rows of complete trials, best (lowest y) first
   size_t complete = 0;
   bool log_scale = false;
