@@ -1,4 +1,5 @@
-// GP regression: Matérn-5/2 ARD kernel, marginal-likelihood fitting by Rprop, prediction.
+// GP regression: Matérn-5/2 ARD kernel, a constant mean by generalized least squares,
+// marginal-likelihood fitting by Rprop, prediction.
 #include "tune/gaussian_process.h"
 
 #include <algorithm>
@@ -43,6 +44,15 @@ double LogLsPriorGrad(double log_l) {
   return 4 * q / (1 + q) - 2;
 }
 
+// The generalized-least-squares estimate of a constant mean, (1' K^-1 y) / (1' K^-1 1), and
+// K^-1 1 when asked for.
+double GlsMean(const Eigen::LLT<Eigen::MatrixXd>& llt, const Eigen::VectorXd& y, Eigen::VectorXd* kinv_one) {
+  Eigen::VectorXd k1 = llt.solve(Eigen::VectorXd::Ones(y.size()));
+  const double m = k1.dot(y) / k1.sum();
+  if (kinv_one) *kinv_one = std::move(k1);
+  return m;
+}
+
 }  // namespace
 
 GaussianProcess::Hyper GaussianProcess::Default(int d) const {
@@ -74,9 +84,12 @@ double GaussianProcess::Objective(const Hyper& h, Eigen::VectorXd* grad) const {
   K.diagonal().array() += noise + 1e-9;
   Eigen::LLT<Eigen::MatrixXd> llt(K);
   if (llt.info() != Eigen::Success) return -1e300;
-  Eigen::VectorXd alpha = llt.solve(y_);
+  // The likelihood is profiled over the constant mean: at its GLS estimate it is at its largest for
+  // these hyperparameters, so its gradient is the fixed-mean one (envelope theorem).
+  const Eigen::VectorXd resid = (y_.array() - GlsMean(llt, y_, nullptr)).matrix();
+  Eigen::VectorXd alpha = llt.solve(resid);
   double logdet = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
-  double lml = -0.5 * y_.dot(alpha) - 0.5 * logdet - 0.5 * n * std::log(2 * M_PI);
+  double lml = -0.5 * resid.dot(alpha) - 0.5 * logdet - 0.5 * n * std::log(2 * M_PI);
   double prior = 0;
   for (int k = 0; k < d; ++k) prior += LogLsPrior(h.log_ls[k]);
   prior -= 0.5 * std::pow(h.log_signal / kSigPriorSd, 2);
@@ -166,16 +179,23 @@ bool GaussianProcess::Fit(const Eigen::MatrixXd& X, const Eigen::VectorXd& y, in
     llt_.compute(K);
   }
   fitted_ = llt_.info() == Eigen::Success;
-  if (fitted_) alpha_ = llt_.solve(y_);
+  if (fitted_) {
+    mean_ = GlsMean(llt_, y_, &kinv_one_);
+    alpha_ = llt_.solve((y_.array() - mean_).matrix());
+  }
   return fitted_;
 }
 
 void GaussianProcess::Predict(const Eigen::MatrixXd& Xs, Eigen::VectorXd* mean, Eigen::VectorXd* var) const {
   Eigen::MatrixXd Ks = Kernel(Xs, X_, hyper_);  // m x n
-  *mean = Ks * alpha_;
+  *mean = (Ks * alpha_).array() + mean_;
   Eigen::MatrixXd v = llt_.matrixL().solve(Ks.transpose());  // n x m
   Eigen::VectorXd prior_var = Eigen::VectorXd::Constant(Xs.rows(), std::exp(hyper_.log_signal));
-  *var = (prior_var.array() - v.colwise().squaredNorm().transpose().array()).cwiseMax(1e-12).matrix();
+  // Universal kriging: the variance also carries the uncertainty of the estimated mean.
+  const Eigen::ArrayXd u = 1.0 - (Ks * kinv_one_).array();
+  *var = (prior_var.array() - v.colwise().squaredNorm().transpose().array() + u.square() / kinv_one_.sum())
+             .cwiseMax(1e-12)
+             .matrix();
 }
 
 }  // namespace cprof::tune

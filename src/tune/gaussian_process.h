@@ -5,11 +5,17 @@
 //   gp.Fit(X, y, /*optimize_iters=*/60);        // X: n x d in [0,1]^d, y standardized
 //   gp.Predict(Xc, &mean, &var);
 //
+// The mean is a constant estimated by generalized least squares (ordinary kriging), not the
+// sample mean of y: once a study exploits, its points crowd the good region and their plain
+// mean is too optimistic, so unexplored regions looked better than they are. The predictive
+// variance carries the mean's own uncertainty (universal kriging). auto's score at B=25, sample
+// mean -> GLS mean: gemm 0.47 -> 0.50 (800 seeds), held-out gemm-noshared 0.35 -> 0.37 (600),
+// pnpoly 0.81 -> 0.79; at B=50 pnpoly 0.93 -> 0.86, the rest within 0.03.
 // Hyperparameters (one length scale per input column, signal and noise variance) maximize the
-// log marginal likelihood plus priors (a sparsity prior on the length scales: a column matters
-// only when the data say so; weak log-normal priors on signal and noise), by Rprop on the
-// analytic gradient, starting from the previous fit (warm start) and from a default; the better
-// of the two is kept.
+// log marginal likelihood (profiled over the mean) plus priors (a sparsity prior on the length
+// scales: a column matters only when the data say so; weak log-normal priors on signal and
+// noise), by Rprop on the analytic gradient, starting from the previous fit (warm start) and from a
+// default; the better of the two is kept.
 // Not thread-safe.
 #pragma once
 
@@ -48,7 +54,9 @@ class GaussianProcess {
   Hyper hyper_;
   bool have_hyper_ = false;
   Eigen::LLT<Eigen::MatrixXd> llt_;
-  Eigen::VectorXd alpha_;
+  Eigen::VectorXd alpha_;     // K^-1 (y - mean_)
+  double mean_ = 0;           // GLS estimate of the constant mean
+  Eigen::VectorXd kinv_one_;  // K^-1 1
   bool fitted_ = false;
 };
 

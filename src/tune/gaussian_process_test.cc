@@ -1,5 +1,6 @@
 // GaussianProcess: fits a known function; its length-scale prior leaves irrelevant columns long;
-// the analytic gradient of its fitting objective is right.
+// far from the data it predicts the GLS mean, where a cluster of points counts about once; the
+// analytic gradient of its fitting objective is right.
 #include "tune/gaussian_process.h"
 
 #include <gtest/gtest.h>
@@ -35,6 +36,31 @@ TEST(GaussianProcessTest, PredictsHeldOutPointsBetterThanTheMean) {
   double base = (yt.array() - y.mean()).square().sum() / m;
   EXPECT_LT(mse, 0.1 * base);
   EXPECT_TRUE((var.array() > 0).all());
+}
+
+// Eight points crowd x = 0 with y = -1 (a study exploiting its best region), two lie at the other
+// end with y = +1. Far from all of them the prediction is the GLS mean, in which the crowd counts
+// about as one point (near 0), not the sample mean (-0.6, which made unexplored regions look good);
+// its variance adds the mean's uncertainty to the signal variance.
+TEST(GaussianProcessTest, FarFromTheDataPredictsTheGlsMeanNotTheSampleMean) {
+  const int n = 10;
+  Eigen::MatrixXd X(n, 1);
+  Eigen::VectorXd y(n);
+  for (int i = 0; i < 8; ++i) X(i, 0) = 0.001 * i, y[i] = -1;
+  X(8, 0) = 0.9, y[8] = 1;
+  X(9, 0) = 1.0, y[9] = 1;
+  // Standardized, as the GP sampler gives it: a zero prior mean would be the sample mean.
+  const double mu = y.mean(), sd = std::sqrt((y.array() - mu).square().sum() / (n - 1));
+  GaussianProcess gp;
+  ASSERT_TRUE(gp.Fit(X, (y.array() - mu) / sd, 0));  // default hyperparameters: length scale 0.5
+  Eigen::VectorXd mean, var;
+  gp.Predict(Eigen::MatrixXd::Constant(1, 1, 50.0), &mean, &var);
+  EXPECT_GT(mu + sd * mean[0], -0.3);
+  EXPECT_LT(mu + sd * mean[0], 1.0);
+  EXPECT_GT(var[0], std::exp(gp.hyper().log_signal));
+  // Near the data it still interpolates.
+  gp.Predict(X.topRows(1), &mean, &var);
+  EXPECT_NEAR(mu + sd * mean[0], -1.0, 0.01);
 }
 
 // With few points, the sparsity prior keeps the columns the data do not need longer than a
