@@ -7,7 +7,8 @@
 //
 // A Gaussian process (tune/gaussian_process.h, its own hyperparameters) regresses the 0/1 outcome;
 // the probability is that its posterior at a point lies above 1/2 (a probit of mean and spread),
-// so an unexplored region keeps about the observed share of successes. Expected improvement times
+// so an unexplored region keeps about the share of successes among the trials, counted as the GP's
+// GLS mean counts them (a cluster of trials about once). Expected improvement times
 // this probability is the constrained acquisition of Gelbart, Snoek & Adams (2014).
 // Not thread-safe.
 #pragma once
