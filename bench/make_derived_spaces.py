@@ -22,6 +22,12 @@ failures (gemm has none; convolution and pnpoly have theirs):
   gemm-failthreads  gemm with MDIMC*NDIMC >= 512 threads per block: 1,680, away from the optimum
   gemm-failrandom   gemm with a random tenth failing (a hash of the configuration): 1,816
 
+and a space where almost nothing in the parameters' product exists, as where hidden constraints
+are tight (a proposal of an absent configuration costs nothing, but a sampler must get past them):
+
+  gemm-pad          gemm with a 16th parameter PAD = 0..15 of which only 0 exists (1.4% of the
+                    product exists); the same optimum and random baseline as gemm
+
   bench/make_derived_spaces.py OUT_DIR        then: tune_replay_bench --dir OUT_DIR
 """
 import gzip
@@ -61,6 +67,15 @@ def with_failures(src, failure, fails):
     return doc
 
 
+def with_dead_parameter(src):
+    with gzip.open(src, "rt") as f:
+        doc = json.load(f)
+    doc["tune_params_keys"].append("PAD")
+    doc["tune_params"]["PAD"] = list(range(16))
+    doc["cache"] = {k + ",0": dict(v, PAD=0) for k, v in doc["cache"].items()}
+    return doc
+
+
 def derive(src, keep):
     with gzip.open(src, "rt") as f:
         doc = json.load(f)
@@ -83,6 +98,7 @@ def main():
     jobs = [(name, lambda src=src, keep=keep: derive(os.path.join(fixtures, src), keep)) for name, src, keep in DERIVED]
     jobs += [(name, lambda src=src, failure=failure, fails=fails: with_failures(os.path.join(fixtures, src), failure, fails))
              for name, src, failure, fails in FAILING]
+    jobs.append(("gemm-pad", lambda: with_dead_parameter(os.path.join(fixtures, "gemm_RTX_3090.json.gz"))))
     for name, make in jobs:
         path = os.path.join(out, name + "_RTX_3090.json.gz")
         if os.path.exists(path):

@@ -117,7 +117,9 @@ double RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t see
         line += " " + std::to_string(sc.optimum / o.y).substr(0, 4);
         if (trace_keys) line += "[" + sc.file.space.Key(o.config) + "]\n";
       }
-    std::fprintf(stderr, "%s\n", line.c_str());
+    size_t nonexistent = 0;
+    for (const Observation& o : h.all()) nonexistent += o.state == TrialState::kInfeasible;
+    std::fprintf(stderr, "%s (and %zu proposals absent from the cache)\n", line.c_str(), nonexistent);
   }
   return best;
 }
