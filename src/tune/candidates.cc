@@ -85,4 +85,18 @@ std::vector<Config> CandidatePool(const SearchSpace& space, const History& histo
   return out;
 }
 
+void Ranking::Set(std::vector<Config> best_first, size_t made_for) {
+  configs_ = std::move(best_first);
+  next_ = 0;
+  made_for_ = made_for;
+}
+
+std::optional<Config> Ranking::Next(const SearchSpace& space, const History& history) {
+  while (next_ < configs_.size()) {
+    const Config& c = configs_[next_++];
+    if (!history.Seen(space.Key(c))) return c;
+  }
+  return std::nullopt;
+}
+
 }  // namespace cprof::tune

@@ -7,6 +7,7 @@
 // ones by rejection (draw, canonicalize, keep if feasible and unseen).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -33,5 +34,22 @@ std::vector<Config> CandidatePool(const SearchSpace& space, const History& histo
 
 // Whether a configuration may be proposed: canonical, feasible, unseen.
 bool Proposable(const SearchSpace& space, const History& history, const Config& c);
+
+// Candidates in a sampler's order of preference, made for one state of the study (`made_for`,
+// such as how many trials were measured). Proposals walk down it: a configuration found not to
+// exist (a hidden constraint; free in replay) is followed by the next candidate, not by the best
+// of a fresh ranking, which would favour the same never-measured values again and again.
+class Ranking {
+ public:
+  void Set(std::vector<Config> best_first, size_t made_for);
+  bool MadeFor(size_t state) const { return made_for_ == state; }
+  // The next candidate the history has not seen; nullopt when the ranking is used up.
+  std::optional<Config> Next(const SearchSpace& space, const History& history);
+
+ private:
+  std::vector<Config> configs_;
+  size_t next_ = 0;
+  size_t made_for_ = SIZE_MAX;
+};
 
 }  // namespace cprof::tune

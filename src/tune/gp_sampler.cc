@@ -36,13 +36,10 @@ class GpSampler final : public Sampler {
 
     // The ranking only changes when a measurement arrives; configurations found infeasible in the
     // meantime (free in replay) are skipped by walking further down the same ranking.
-    if (data.rows.size() != ranked_for_ || ranked_.empty()) Rank(history, data, rng);
-    while (next_ < ranked_.size()) {
-      const Config& c = ranked_[next_++];
-      if (!history.Seen(space_.Key(c))) return c;
-    }
+    if (ranked_.MadeFor(data.rows.size()))
+      if (auto c = ranked_.Next(space_, history)) return *c;
     Rank(history, data, rng);
-    if (next_ < ranked_.size()) return ranked_[next_++];
+    if (auto c = ranked_.Next(space_, history)) return *c;
     return ProposeRandomUnseen(space_, history, rng);
   }
 
@@ -70,11 +67,10 @@ class GpSampler final : public Sampler {
     size_t measured = 0;
     for (const Observation& o : history.all())
       if (o.state != TrialState::kInfeasible) ++measured;
-    if (measured != design_for_ || design_next_ >= design_.size()) RankDesign(history, rng, measured);
-    while (design_next_ < design_.size()) {
-      const Config& c = design_[design_next_++];
-      if (!history.Seen(space_.Key(c))) return c;
-    }
+    if (design_.MadeFor(measured))
+      if (auto c = design_.Next(space_, history)) return *c;
+    RankDesign(history, rng, measured);
+    if (auto c = design_.Next(space_, history)) return *c;
     return ProposeRandomUnseen(space_, history, rng);
   }
 
@@ -83,15 +79,14 @@ class GpSampler final : public Sampler {
   void RankDesign(const History& history, Rng& rng, size_t measured) {
     constexpr double kEps = 0.05;
     const double existing_share = (static_cast<double>(measured) + 1) / (static_cast<double>(history.size()) + 1);
-    design_ = CandidatePool(space_, history, rng, static_cast<size_t>(std::min(512.0, kDesignPool / existing_share)), {});
-    design_next_ = 0;
-    design_for_ = measured;
+    std::vector<Config> pool =
+        CandidatePool(space_, history, rng, static_cast<size_t>(std::min(512.0, kDesignPool / existing_share)), {});
     std::vector<const Config*> seen;
     for (const Observation& o : history.all())
       if (o.state != TrialState::kInfeasible) seen.push_back(&o.config);
-    if (seen.empty() || design_.empty()) return;
-    Eigen::MatrixXd P = enc_.EncodeAll(design_), S = enc_.EncodeAll(seen);
-    std::vector<double> crit(design_.size());
+    if (seen.empty() || pool.empty()) return design_.Set(std::move(pool), measured);
+    Eigen::MatrixXd P = enc_.EncodeAll(pool), S = enc_.EncodeAll(seen);
+    std::vector<double> crit(pool.size());
     for (Eigen::Index i = 0; i < P.rows(); ++i) {
       double sum = 0;
       for (Eigen::Index j = 0; j < S.rows(); ++j) {
@@ -108,12 +103,12 @@ class GpSampler final : public Sampler {
       }
       crit[static_cast<size_t>(i)] = sum;
     }
-    std::vector<size_t> idx(design_.size());
+    std::vector<size_t> idx(pool.size());
     std::iota(idx.begin(), idx.end(), 0);
     std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return crit[a] < crit[b]; });
     std::vector<Config> ordered;
-    for (size_t i : idx) ordered.push_back(std::move(design_[i]));
-    design_ = std::move(ordered);
+    for (size_t i : idx) ordered.push_back(std::move(pool[i]));
+    design_.Set(std::move(ordered), measured);
   }
 
   bool RefitNow(size_t n) const {
@@ -157,10 +152,7 @@ class GpSampler final : public Sampler {
     for (size_t i = 0; i < std::min(kAround, data.order.size()); ++i)
       around.push_back(history.all()[data.rows[data.order[i]]].config);
     std::vector<Config> pool = CandidatePool(space_, history, rng, kPoolSize, around);
-    ranked_.clear();
-    next_ = 0;
-    ranked_for_ = n;
-    if (pool.empty()) return;
+    if (pool.empty()) return ranked_.Set({}, n);
     Eigen::VectorXd mean, var;
     const Eigen::MatrixXd X = enc_.EncodeAll(pool);
     gp_.Predict(X, &mean, &var);
@@ -179,19 +171,17 @@ class GpSampler final : public Sampler {
     std::vector<size_t> idx(pool.size());
     std::iota(idx.begin(), idx.end(), 0);
     std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return ei[a] > ei[b]; });
-    for (size_t i : idx) ranked_.push_back(std::move(pool[i]));
+    std::vector<Config> ordered;
+    for (size_t i : idx) ordered.push_back(std::move(pool[i]));
+    ranked_.Set(std::move(ordered), n);
   }
 
   const SearchSpace& space_;
   Encoder enc_;
   GaussianProcess gp_;
   FeasibilityModel feasibility_;
-  std::vector<Config> design_;  // the design's pool, best first, for the current measured points
-  size_t design_next_ = 0;
-  size_t design_for_ = SIZE_MAX;
-  std::vector<Config> ranked_;
-  size_t next_ = 0;
-  size_t ranked_for_ = 0;
+  Ranking design_;  // the design's pool by MaxPro, for a number of measured (or running) trials
+  Ranking ranked_;  // the model's pool by EI, for a number of measured trials
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "tune/candidates.h"
 #include "tune/space_file.h"
 
 namespace cprof::tune {
@@ -114,6 +115,21 @@ constraints:
     o.sampler = (*sampler)->last_label();
     h.Add(std::move(o));
   }
+}
+
+TEST(SamplerTest, RankingWalksPastWhatTheStudyHasSeen) {
+  SearchSpace space = Space(kMixed);
+  const std::vector<Config>& all = *space.Enumerated();
+  Ranking r;
+  EXPECT_FALSE(r.MadeFor(0));
+  r.Set({all[0], all[1], all[2]}, 4);
+  EXPECT_TRUE(r.MadeFor(4));
+  EXPECT_FALSE(r.MadeFor(5));
+  History h;
+  h.Add({all[1], space.Key(all[1]), TrialState::kInfeasible, NAN, "x"});
+  EXPECT_EQ(space.Key(*r.Next(space, h)), space.Key(all[0]));
+  EXPECT_EQ(space.Key(*r.Next(space, h)), space.Key(all[2]));  // all[1] was found not to exist
+  EXPECT_FALSE(r.Next(space, h).has_value());
 }
 
 // Hidden constraints (replay: configurations absent from a Kernel Tuner cache) cost no

@@ -115,9 +115,8 @@ class TpeSampler final : public Sampler {
     // by a fresh draw's best stalled where l / g favours values that never exist: they are never
     // measured, so each fresh draw favoured them again (on a copy of gemm where one value of a
     // parameter in 16 exists, no progress in 100,000 proposals).
-    if (data.rows.size() != ranked_for_) ranked_.clear(), next_ = 0;
-    ranked_for_ = data.rows.size();
-    if (auto c = NextRanked(history)) return *c;
+    if (ranked_.MadeFor(data.rows.size()))
+      if (auto c = ranked_.Next(space_, history)) return *c;
 
     // Optuna's default split: the best ceil(10%) (at most 25) are "good"; failures are "bad".
     size_t n_good = std::min<size_t>(25, static_cast<size_t>(std::ceil(0.1 * static_cast<double>(data.complete))));
@@ -152,22 +151,15 @@ class TpeSampler final : public Sampler {
         scored.emplace_back(score, std::move(c));
       }
       std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-      ranked_.clear();
-      next_ = 0;
-      for (auto& [score, c] : scored) ranked_.push_back(std::move(c));
-      if (auto c = NextRanked(history)) return *c;
+      std::vector<Config> best_first;
+      for (auto& [score, c] : scored) best_first.push_back(std::move(c));
+      ranked_.Set(std::move(best_first), data.rows.size());
+      if (auto c = ranked_.Next(space_, history)) return *c;
     }
     return ProposeRandomUnseen(space_, history, rng);
   }
 
  private:
-  std::optional<Config> NextRanked(const History& history) {
-    while (next_ < ranked_.size()) {
-      const Config& c = ranked_[next_++];
-      if (!history.Seen(space_.Key(c))) return c;
-    }
-    return std::nullopt;
-  }
   bool Exact(size_t p) const {
     const Parameter& par = space_.param(p);
     return !par.continuous() && par.cardinality() <= kMaxPmf;
@@ -176,9 +168,7 @@ class TpeSampler final : public Sampler {
   double Uncoord(size_t p, double x) const { return Exact(p) ? x : space_.param(p).Decode(x); }
 
   const SearchSpace& space_;
-  std::vector<Config> ranked_;  // this draw's candidates, best first
-  size_t next_ = 0;
-  size_t ranked_for_ = SIZE_MAX;
+  Ranking ranked_;  // the last draw's candidates, for a number of measured trials
 };
 
 }  // namespace
