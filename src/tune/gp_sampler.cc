@@ -25,6 +25,20 @@ constexpr size_t kPoolSize = 2000;    // random candidates scored by expected im
 constexpr size_t kAround = 5;         // best configurations whose neighbours join the pool
 constexpr int kFitIterations = 40;    // Rprop steps per hyperparameter fit
 
+// How many proposals were measured or are running, i.e. not found absent (hidden constraints).
+size_t Existing(const History& history) {
+  size_t n = 0;
+  for (const Observation& o : history.all()) n += o.state != TrialState::kInfeasible;
+  return n;
+}
+
+// A pool size that holds about `existing` configurations that exist, by the share of this study's
+// proposals that existed (gemm: about 0.2), up to `cap`.
+size_t PoolFor(size_t existing, const History& history, double cap) {
+  const double share = (static_cast<double>(Existing(history)) + 1) / (static_cast<double>(history.size()) + 1);
+  return static_cast<size_t>(std::min(cap, static_cast<double>(existing) / share));
+}
+
 class GpSampler final : public Sampler {
  public:
   explicit GpSampler(const SearchSpace& space) : space_(space), enc_(space) {}
@@ -60,13 +74,10 @@ class GpSampler final : public Sampler {
   // followed by the best of a fresh pool instead, and where the criterion favours values that
   // never exist (a parameter of which one value in 16 is ever valid) it chose a nonexistent one
   // every time: a 25-evaluation study of such a copy of gemm stalled after 2 evaluations and
-  // 50,000 proposals. The pool holds about kDesignPool configurations that exist: its size is
-  // divided by the share of this study's proposals that existed (gemm: about 0.2), up to 512. A
-  // pool of 64 whatever the share lost 0.09 on convolution at 25 (0.83 -> 0.74, 200 seeds).
+  // 50,000 proposals. The pool holds about kDesignPool configurations that exist (PoolFor, up to
+  // 512). A pool of 64 whatever the share lost 0.09 on convolution at 25 (0.83 -> 0.74, 200 seeds).
   StatusOr<Config> InitialDesign(const History& history, Rng& rng) {
-    size_t measured = 0;
-    for (const Observation& o : history.all())
-      if (o.state != TrialState::kInfeasible) ++measured;
+    const size_t measured = Existing(history);
     if (design_.MadeFor(measured))
       if (auto c = design_.Next(space_, history)) return *c;
     RankDesign(history, rng, measured);
@@ -78,9 +89,7 @@ class GpSampler final : public Sampler {
   // running) so far, best first; in random order for the first point.
   void RankDesign(const History& history, Rng& rng, size_t measured) {
     constexpr double kEps = 0.05;
-    const double existing_share = (static_cast<double>(measured) + 1) / (static_cast<double>(history.size()) + 1);
-    std::vector<Config> pool =
-        CandidatePool(space_, history, rng, static_cast<size_t>(std::min(512.0, kDesignPool / existing_share)), {});
+    std::vector<Config> pool = CandidatePool(space_, history, rng, PoolFor(kDesignPool, history, 512), {});
     std::vector<const Config*> seen;
     for (const Observation& o : history.all())
       if (o.state != TrialState::kInfeasible) seen.push_back(&o.config);
@@ -151,6 +160,12 @@ class GpSampler final : public Sampler {
     std::vector<Config> around;
     for (size_t i = 0; i < std::min(kAround, data.order.size()); ++i)
       around.push_back(history.all()[data.rows[data.order[i]]].config);
+    // A pool of about 2,000 existing configurations instead (its size divided by the share that
+    // existed, up to 8,000) scored auto at B=25 gemm 0.52 (1,600 seeds; 0.51), convolution 0.83
+    // (600; 0.80), at 50 gemm 0.80, convolution 0.91 (100; 0.77, 0.89), but where a value never
+    // exists EI ranks it first and each evaluation walked past thousands of absent candidates
+    // (SamplerContract.ConfigurationsThatDoNotExistCostProposalsNotTheStudy: 29-36 of 40
+    // evaluations in 4,000 proposals). Worth it with a model of which values exist.
     std::vector<Config> pool = CandidatePool(space_, history, rng, kPoolSize, around);
     if (pool.empty()) return ranked_.Set({}, n);
     Eigen::VectorXd mean, var;
