@@ -32,11 +32,11 @@ size_t Existing(const History& history) {
   return n;
 }
 
-// A pool size that holds about `existing` configurations that exist, by the share of this study's
-// proposals that existed (gemm: about 0.2), up to `cap`.
-size_t PoolFor(size_t existing, const History& history, double cap) {
-  const double share = (static_cast<double>(Existing(history)) + 1) / (static_cast<double>(history.size()) + 1);
-  return static_cast<size_t>(std::min(cap, static_cast<double>(existing) / share));
+// A pool size that holds about `wanted` configurations that exist, by the share of the study's
+// proposals that existed (`existing` of `proposed`; gemm: about 0.2), up to `cap`.
+size_t PoolFor(size_t wanted, size_t existing, size_t proposed, double cap) {
+  const double share = (static_cast<double>(existing) + 1) / (static_cast<double>(proposed) + 1);
+  return static_cast<size_t>(std::min(cap, static_cast<double>(wanted) / share));
 }
 
 class GpSampler final : public Sampler {
@@ -89,7 +89,7 @@ class GpSampler final : public Sampler {
   // running) so far, best first; in random order for the first point.
   void RankDesign(const History& history, Rng& rng, size_t measured) {
     constexpr double kEps = 0.05;
-    std::vector<Config> pool = CandidatePool(space_, history, rng, PoolFor(kDesignPool, history, 512), {});
+    std::vector<Config> pool = CandidatePool(space_, history, rng, PoolFor(kDesignPool, measured, history.size(), 512), {});
     std::vector<const Config*> seen;
     for (const Observation& o : history.all())
       if (o.state != TrialState::kInfeasible) seen.push_back(&o.config);
