@@ -118,8 +118,12 @@ double RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t see
         if (trace_keys) line += "[" + sc.file.space.Key(o.config) + "]\n";
       }
     size_t nonexistent = 0;
-    for (const Observation& o : h.all()) nonexistent += o.state == TrialState::kInfeasible;
-    std::fprintf(stderr, "%s (and %zu proposals absent from the cache)\n", line.c_str(), nonexistent);
+    std::map<std::string, size_t> by_sampler;
+    for (const Observation& o : h.all())
+      if (o.state == TrialState::kInfeasible) ++nonexistent, ++by_sampler[o.sampler];
+    std::string who;
+    for (const auto& [name, n] : by_sampler) who += (who.empty() ? ": " : ", ") + name + " " + std::to_string(n);
+    std::fprintf(stderr, "%s (and %zu proposals absent from the cache%s)\n", line.c_str(), nonexistent, who.c_str());
   }
   return best;
 }

@@ -47,11 +47,12 @@ StatusOr<Config> ProposeRandomUnseen(const SearchSpace& space, const History& hi
 }
 
 std::vector<Config> CandidatePool(const SearchSpace& space, const History& history, Rng& rng, size_t n_random,
-                                  const std::vector<Config>& around, const std::vector<Config>& extra) {
+                                  const std::vector<Config>& around, const std::vector<Config>& extra,
+                                  const AbsentValues* absent) {
   std::vector<Config> out;
   std::unordered_set<std::string> taken;
   auto add = [&](const Config& c, const std::string& key) {
-    if (history.Seen(key) || !taken.insert(key).second) return;
+    if ((absent && absent->RulesOut(c)) || history.Seen(key) || !taken.insert(key).second) return;
     out.push_back(c);
   };
   if (const auto* all = space.Enumerated()) {
@@ -91,10 +92,10 @@ void Ranking::Set(std::vector<Config> best_first, size_t made_for) {
   made_for_ = made_for;
 }
 
-std::optional<Config> Ranking::Next(const SearchSpace& space, const History& history) {
+std::optional<Config> Ranking::Next(const SearchSpace& space, const History& history, const AbsentValues* absent) {
   while (next_ < configs_.size()) {
     const Config& c = configs_[next_++];
-    if (!history.Seen(space.Key(c))) return c;
+    if ((!absent || !absent->RulesOut(c)) && !history.Seen(space.Key(c))) return c;
   }
   return std::nullopt;
 }

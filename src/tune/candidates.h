@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "tune/absent_values.h"
 #include "tune/history.h"
 #include "tune/rng.h"
 #include "tune/search_space.h"
@@ -28,9 +29,10 @@ StatusOr<Config> ProposeRandomUnseen(const SearchSpace& space, const History& hi
 
 // Up to `n_random` distinct random unseen feasible configurations (all of them when fewer are
 // left), plus every unseen feasible neighbour of each config in `around`, and `extra`
-// (filtered the same way). No duplicates.
+// (filtered the same way). No duplicates. With `absent`, none holds a value it rules out.
 std::vector<Config> CandidatePool(const SearchSpace& space, const History& history, Rng& rng, size_t n_random,
-                                  const std::vector<Config>& around, const std::vector<Config>& extra = {});
+                                  const std::vector<Config>& around, const std::vector<Config>& extra = {},
+                                  const AbsentValues* absent = nullptr);
 
 // Whether a configuration may be proposed: canonical, feasible, unseen.
 bool Proposable(const SearchSpace& space, const History& history, const Config& c);
@@ -43,8 +45,9 @@ class Ranking {
  public:
   void Set(std::vector<Config> best_first, size_t made_for);
   bool MadeFor(size_t state) const { return made_for_ == state; }
-  // The next candidate the history has not seen; nullopt when the ranking is used up.
-  std::optional<Config> Next(const SearchSpace& space, const History& history);
+  // The next candidate the history has not seen (nor `absent` rules out); nullopt when the
+  // ranking is used up.
+  std::optional<Config> Next(const SearchSpace& space, const History& history, const AbsentValues* absent = nullptr);
 
  private:
   std::vector<Config> configs_;

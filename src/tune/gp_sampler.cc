@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "tune/absent_values.h"
 #include "tune/candidates.h"
 #include "tune/encoding.h"
 #include "tune/feasibility_model.h"
@@ -21,22 +22,15 @@ namespace {
 // targets and longer fits were all no better at 25-50 evaluations.
 constexpr size_t kInitialDesign = 6;  // design points before the first model
 constexpr size_t kDesignPool = 64;    // existing candidates the design chooses among
-constexpr size_t kPoolSize = 2000;    // random candidates scored by expected improvement
+constexpr size_t kPoolSize = 2000;    // existing candidates scored by expected improvement ...
+constexpr size_t kPoolCap = 8000;     // ... drawn from at most this many (gemm: about 20% exist)
 constexpr size_t kAround = 5;         // best configurations whose neighbours join the pool
 constexpr int kFitIterations = 40;    // Rprop steps per hyperparameter fit
 
-// How many proposals were measured or are running, i.e. not found absent (hidden constraints).
-size_t Existing(const History& history) {
-  size_t n = 0;
-  for (const Observation& o : history.all()) n += o.state != TrialState::kInfeasible;
-  return n;
-}
-
-// A pool size that holds about `wanted` configurations that exist, by the share of the study's
-// proposals that existed (`existing` of `proposed`; gemm: about 0.2), up to `cap`.
-size_t PoolFor(size_t wanted, size_t existing, size_t proposed, double cap) {
-  const double share = (static_cast<double>(existing) + 1) / (static_cast<double>(proposed) + 1);
-  return static_cast<size_t>(std::min(cap, static_cast<double>(wanted) / share));
+// A pool size that holds about `wanted` configurations that exist, by the share of the proposals
+// that existed among those `absent` does not rule out (gemm: about 0.2), up to `cap`.
+size_t PoolFor(size_t wanted, const AbsentValues& absent, double cap) {
+  return static_cast<size_t>(std::min(cap, static_cast<double>(wanted) / absent.ExistingShare()));
 }
 
 class GpSampler final : public Sampler {
@@ -45,15 +39,16 @@ class GpSampler final : public Sampler {
   std::string_view name() const override { return "gp"; }
 
   StatusOr<Config> Propose(const History& history, Rng& rng) override {
-    SurrogateData data = CollectSurrogateData(history);
-    if (data.rows.size() < kInitialDesign || data.complete < 2) return InitialDesign(history, rng);
+    const AbsentValues& absent = absent_.For(space_, history);
+    if (history.evaluations() < kInitialDesign || history.complete() < 2) return InitialDesign(history, absent, rng);
 
     // The ranking only changes when a measurement arrives; configurations found infeasible in the
     // meantime (free in replay) are skipped by walking further down the same ranking.
-    if (ranked_.MadeFor(data.rows.size()))
-      if (auto c = ranked_.Next(space_, history)) return *c;
-    Rank(history, data, rng);
-    if (auto c = ranked_.Next(space_, history)) return *c;
+    if (ranked_.MadeFor(history.evaluations()))
+      if (auto c = ranked_.Next(space_, history, &absent)) return *c;
+    SurrogateData data = CollectSurrogateData(history);
+    Rank(history, data, absent, rng);
+    if (auto c = ranked_.Next(space_, history, &absent)) return *c;
     return ProposeRandomUnseen(space_, history, rng);
   }
 
@@ -76,20 +71,21 @@ class GpSampler final : public Sampler {
   // every time: a 25-evaluation study of such a copy of gemm stalled after 2 evaluations and
   // 50,000 proposals. The pool holds about kDesignPool configurations that exist (PoolFor, up to
   // 512). A pool of 64 whatever the share lost 0.09 on convolution at 25 (0.83 -> 0.74, 200 seeds).
-  StatusOr<Config> InitialDesign(const History& history, Rng& rng) {
-    const size_t measured = Existing(history);
+  StatusOr<Config> InitialDesign(const History& history, const AbsentValues& absent, Rng& rng) {
+    const size_t measured = history.size() - history.infeasible();  // measured or running
     if (design_.MadeFor(measured))
-      if (auto c = design_.Next(space_, history)) return *c;
-    RankDesign(history, rng, measured);
-    if (auto c = design_.Next(space_, history)) return *c;
+      if (auto c = design_.Next(space_, history, &absent)) return *c;
+    RankDesign(history, absent, rng, measured);
+    if (auto c = design_.Next(space_, history, &absent)) return *c;
     return ProposeRandomUnseen(space_, history, rng);
   }
 
   // A fresh pool, ordered by the MaxPro criterion against the configurations measured (or
   // running) so far, best first; in random order for the first point.
-  void RankDesign(const History& history, Rng& rng, size_t measured) {
+  void RankDesign(const History& history, const AbsentValues& absent, Rng& rng, size_t measured) {
     constexpr double kEps = 0.05;
-    std::vector<Config> pool = CandidatePool(space_, history, rng, PoolFor(kDesignPool, measured, history.size(), 512), {});
+    std::vector<Config> pool =
+        CandidatePool(space_, history, rng, PoolFor(kDesignPool, absent, 512), {}, {}, &absent);
     std::vector<const Config*> seen;
     for (const Observation& o : history.all())
       if (o.state != TrialState::kInfeasible) seen.push_back(&o.config);
@@ -136,7 +132,7 @@ class GpSampler final : public Sampler {
   // where the work per thread exceeds the optimum's 0.22 -> 0.37 / 0.50 -> 0.71, at 512+ threads
   // per block 0.34 -> 0.39, on a random tenth 0.39 -> 0.40. Spaces where nothing fails are
   // unchanged. docs/tune.md has the variants measured.
-  void Rank(const History& history, const SurrogateData& data, Rng& rng) {
+  void Rank(const History& history, const SurrogateData& data, const AbsentValues& absent, Rng& rng) {
     const size_t n = data.rows.size();
     std::vector<const Config*> all, cfgs;
     std::vector<bool> ran(n);
@@ -160,13 +156,16 @@ class GpSampler final : public Sampler {
     std::vector<Config> around;
     for (size_t i = 0; i < std::min(kAround, data.order.size()); ++i)
       around.push_back(history.all()[data.rows[data.order[i]]].config);
-    // A pool of about 2,000 existing configurations instead (its size divided by the share that
-    // existed, up to 8,000) scored auto at B=25 gemm 0.52 (1,600 seeds; 0.51), convolution 0.83
-    // (600; 0.80), at 50 gemm 0.80, convolution 0.91 (100; 0.77, 0.89), but where a value never
-    // exists EI ranks it first and each evaluation walked past thousands of absent candidates
-    // (SamplerContract.ConfigurationsThatDoNotExistCostProposalsNotTheStudy: 29-36 of 40
-    // evaluations in 4,000 proposals). Worth it with a model of which values exist.
-    std::vector<Config> pool = CandidatePool(space_, history, rng, kPoolSize, around);
+    // The pool holds about kPoolSize configurations that exist: its size is divided by the share
+    // of proposals that existed (up to kPoolCap), and values found never to exist are left out
+    // (absent_values.h). Without them EI ranked a never-existing value first, and each evaluation
+    // walked past thousands of absent candidates. A pool of 2,000 whatever the share, before ->
+    // this (auto, 200 seeds): B=25 gemm 0.51 -> 0.52 (1,600 seeds), convolution 0.81 -> 0.83
+    // (600), conv-nopad 0.84 -> 0.88, gemm-failthreads 0.46 -> 0.50; B=50 convolution 0.89 ->
+    // 0.92, gemm-noshared 0.53 -> 0.58, gemm-failthreads 0.74 -> 0.70; others within 0.02. About
+    // 4,000 existing, up to 16,000: convolution 0.87 but pnpoly 0.76 (0.79) at 25, 3x slower.
+    std::vector<Config> pool =
+        CandidatePool(space_, history, rng, PoolFor(kPoolSize, absent, kPoolCap), around, {}, &absent);
     if (pool.empty()) return ranked_.Set({}, n);
     Eigen::VectorXd mean, var;
     const Eigen::MatrixXd X = enc_.EncodeAll(pool);
@@ -195,6 +194,7 @@ class GpSampler final : public Sampler {
   Encoder enc_;
   GaussianProcess gp_;
   FeasibilityModel feasibility_;
+  AbsentValuesCache absent_;
   Ranking design_;  // the design's pool by MaxPro, for a number of measured (or running) trials
   Ranking ranked_;  // the model's pool by EI, for a number of measured trials
 };

@@ -47,6 +47,8 @@ class History {
   // Complete + failed: what a budget counts.
   size_t evaluations() const { return evaluations_; }
   size_t complete() const { return complete_; }
+  // Found not to exist (kInfeasible): free.
+  size_t infeasible() const { return infeasible_; }
   // Index of the best complete observation.
   std::optional<size_t> best() const { return best_; }
 
@@ -55,6 +57,7 @@ class History {
   std::unordered_set<std::string> keys_;
   size_t evaluations_ = 0;
   size_t complete_ = 0;
+  size_t infeasible_ = 0;
   std::optional<size_t> best_;
 };
 

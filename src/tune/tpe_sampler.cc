@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "tune/absent_values.h"
 #include "tune/candidates.h"
 #include "tune/sampler.h"
 #include "tune/surrogate_data.h"
@@ -108,15 +109,16 @@ class TpeSampler final : public Sampler {
   std::string_view name() const override { return "tpe"; }
 
   StatusOr<Config> Propose(const History& history, Rng& rng) override {
-    SurrogateData data = CollectSurrogateData(history);
-    if (data.complete < kStartup) return ProposeRandomUnseen(space_, history, rng);
+    if (history.complete() < kStartup) return ProposeRandomUnseen(space_, history, rng);
+    const AbsentValues& absent = absent_.For(space_, history);
     // The candidates of one draw, best first by log l - log g. A candidate found not to exist (a
     // hidden constraint: free in replay) is followed by the next one of the same draw. Following it
     // by a fresh draw's best stalled where l / g favours values that never exist: they are never
     // measured, so each fresh draw favoured them again (on a copy of gemm where one value of a
     // parameter in 16 exists, no progress in 100,000 proposals).
-    if (ranked_.MadeFor(data.rows.size()))
-      if (auto c = ranked_.Next(space_, history)) return *c;
+    if (ranked_.MadeFor(history.evaluations()))
+      if (auto c = ranked_.Next(space_, history, &absent)) return *c;
+    SurrogateData data = CollectSurrogateData(history);
 
     // Optuna's default split: the best ceil(10%) (at most 25) are "good"; failures are "bad".
     size_t n_good = std::min<size_t>(25, static_cast<size_t>(std::ceil(0.1 * static_cast<double>(data.complete))));
@@ -141,7 +143,7 @@ class TpeSampler final : public Sampler {
         Config c(space_.size(), std::nan(""));
         for (size_t p = 0; p < space_.size(); ++p) c[p] = Uncoord(p, l[p].Sample(rng));
         c = space_.Canonicalize(std::move(c), &rng);
-        if (!Proposable(space_, history, c)) continue;
+        if (!Proposable(space_, history, c) || absent.RulesOut(c)) continue;
         double score = 0;
         for (size_t p = 0; p < space_.size(); ++p) {
           if (std::isnan(c[p])) continue;
@@ -154,7 +156,7 @@ class TpeSampler final : public Sampler {
       std::vector<Config> best_first;
       for (auto& [score, c] : scored) best_first.push_back(std::move(c));
       ranked_.Set(std::move(best_first), data.rows.size());
-      if (auto c = ranked_.Next(space_, history)) return *c;
+      if (auto c = ranked_.Next(space_, history, &absent)) return *c;
     }
     return ProposeRandomUnseen(space_, history, rng);
   }
@@ -169,6 +171,7 @@ class TpeSampler final : public Sampler {
 
   const SearchSpace& space_;
   Ranking ranked_;  // the last draw's candidates, for a number of measured trials
+  AbsentValuesCache absent_;
 };
 
 }  // namespace
