@@ -73,5 +73,18 @@ TEST(AbsentValuesTest, InactiveParametersAndEmptyHistoriesRuleOutNothing) {
   EXPECT_TRUE(absent.RulesOut({3, NAN}));
 }
 
+TEST(AbsentValuesTest, CacheFollowsTheHistoryAndRebuildsForAnother) {
+  SearchSpace space = TwoParams();
+  AbsentValuesCache cache;
+  History h;
+  Propose(h, 0, 60, 60);
+  EXPECT_FALSE(cache.For(space, h).any());
+  Propose(h, 3, 60, 0);  // grown by more than 1/64: rebuilt
+  EXPECT_TRUE(cache.For(space, h).RulesOut({3, 0.5}));
+  History other;  // shorter: another history, rebuilt
+  Propose(other, 0, 10, 10);
+  EXPECT_FALSE(cache.For(space, other).any());
+}
+
 }  // namespace
 }  // namespace cprof::tune
