@@ -1,6 +1,8 @@
 // Candidate generation: exact sampling over enumerated spaces, rejection sampling otherwise.
 #include "tune/candidates.h"
 
+#include <algorithm>
+#include <numeric>
 #include <unordered_set>
 
 namespace cprof::tune {
@@ -86,8 +88,12 @@ std::vector<Config> CandidatePool(const SearchSpace& space, const History& histo
   return out;
 }
 
-void Ranking::Set(std::vector<Config> best_first, size_t made_for) {
-  configs_ = std::move(best_first);
+void Ranking::Set(std::vector<Config> pool, const std::vector<double>& score, size_t made_for) {
+  std::vector<size_t> idx(pool.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
+  configs_.clear();
+  for (size_t i : idx) configs_.push_back(std::move(pool[i]));
   next_ = 0;
   made_for_ = made_for;
 }

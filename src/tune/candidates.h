@@ -43,7 +43,8 @@ bool Proposable(const SearchSpace& space, const History& history, const Config& 
 // of a fresh ranking, which would favour the same never-measured values again and again.
 class Ranking {
  public:
-  void Set(std::vector<Config> best_first, size_t made_for);
+  // `pool` ordered by `score`, highest first (ties keep the pool's order).
+  void Set(std::vector<Config> pool, const std::vector<double>& score, size_t made_for);
   bool MadeFor(size_t state) const { return made_for_ == state; }
   // The next candidate the history has not seen (nor `absent` rules out); nullopt when the
   // ranking is used up.

@@ -122,7 +122,7 @@ TEST(SamplerTest, RankingWalksPastWhatTheStudyHasSeen) {
   const std::vector<Config>& all = *space.Enumerated();
   Ranking r;
   EXPECT_FALSE(r.MadeFor(0));
-  r.Set({all[0], all[1], all[2]}, 4);
+  r.Set({all[2], all[0], all[1]}, {1, 3, 2}, 4);  // best first: all[0], all[1], all[2]
   EXPECT_TRUE(r.MadeFor(4));
   EXPECT_FALSE(r.MadeFor(5));
   History h;

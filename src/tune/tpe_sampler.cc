@@ -138,7 +138,8 @@ class TpeSampler final : public Sampler {
     }
     // New draws when every candidate was infeasible or already seen (common late in small spaces).
     for (int round = 0; round < 20; ++round) {
-      std::vector<std::pair<double, Config>> scored;
+      std::vector<Config> drawn;
+      std::vector<double> scores;
       for (size_t t = 0; t < kCandidates; ++t) {
         Config c(space_.size(), std::nan(""));
         for (size_t p = 0; p < space_.size(); ++p) c[p] = Uncoord(p, l[p].Sample(rng));
@@ -150,12 +151,10 @@ class TpeSampler final : public Sampler {
           double x = Coord(p, c[p]);
           score += l[p].LogProb(x) - g[p].LogProb(x);
         }
-        scored.emplace_back(score, std::move(c));
+        drawn.push_back(std::move(c));
+        scores.push_back(score);
       }
-      std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-      std::vector<Config> best_first;
-      for (auto& [score, c] : scored) best_first.push_back(std::move(c));
-      ranked_.Set(std::move(best_first), data.rows.size());
+      ranked_.Set(std::move(drawn), scores, history.evaluations());
       if (auto c = ranked_.Next(space_, history, &absent)) return *c;
     }
     return ProposeRandomUnseen(space_, history, rng);
