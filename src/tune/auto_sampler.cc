@@ -66,7 +66,8 @@ class AutoSampler final : public Sampler {
     std::map<std::string, std::vector<bool>> uses;
     double best = INFINITY;
     size_t total = 0;
-    for (const Observation& o : history.all()) {
+    for (size_t i : history.existing()) {
+      const Observation& o = history.all()[i];
       if (o.state != TrialState::kComplete && o.state != TrialState::kFailed) continue;
       bool improved = o.state == TrialState::kComplete && o.y < best;
       if (o.state == TrialState::kComplete) best = std::min(best, o.y);

@@ -86,8 +86,7 @@ class GpSampler final : public Sampler {
     std::vector<Config> pool =
         CandidatePool(space_, history, rng, PoolFor(kDesignPool, absent, 512), {}, {}, &absent);
     std::vector<const Config*> seen;
-    for (const Observation& o : history.all())
-      if (o.state != TrialState::kInfeasible) seen.push_back(&o.config);
+    for (size_t i : history.existing()) seen.push_back(&history.all()[i].config);
     if (seen.empty() || pool.empty()) {  // the first point: the pool's random order
       const std::vector<double> none(pool.size());
       return design_.Set(std::move(pool), none, measured);

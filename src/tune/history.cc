@@ -22,7 +22,10 @@ std::optional<TrialState> TrialStateFromName(std::string_view name) {
 void History::Add(Observation o) {
   keys_.insert(o.key);
   if (o.state == TrialState::kComplete || o.state == TrialState::kFailed) ++evaluations_;
-  if (o.state == TrialState::kInfeasible) ++infeasible_;
+  if (o.state == TrialState::kInfeasible)
+    ++infeasible_;
+  else
+    existing_.push_back(obs_.size());
   if (o.state == TrialState::kComplete && std::isfinite(o.y)) {
     ++complete_;
     if (!best_ || o.y < obs_[*best_].y) best_ = obs_.size();

@@ -42,6 +42,10 @@ class History {
  public:
   void Add(Observation o);
   const std::vector<Observation>& all() const { return obs_; }
+  // Indices into all() of every observation that is not kInfeasible (running, measured or failed),
+  // in order. Where hidden constraints are strict (replay of a space of which 2% exists) these are
+  // a small part of all(), and the samplers' per-proposal passes over the history read only them.
+  const std::vector<size_t>& existing() const { return existing_; }
   size_t size() const { return obs_.size(); }
   bool Seen(const std::string& key) const { return keys_.count(key) > 0; }
   // Complete + failed: what a budget counts.
@@ -54,6 +58,7 @@ class History {
 
  private:
   std::vector<Observation> obs_;
+  std::vector<size_t> existing_;
   std::unordered_set<std::string> keys_;
   size_t evaluations_ = 0;
   size_t complete_ = 0;

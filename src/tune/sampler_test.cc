@@ -132,6 +132,18 @@ TEST(SamplerTest, RankingWalksPastWhatTheStudyHasSeen) {
   EXPECT_FALSE(r.Next(space, h).has_value());
 }
 
+TEST(SamplerTest, HistoryIndexesTheTrialsThatExist) {
+  SearchSpace space = Space(kMixed);
+  const std::vector<Config>& all = *space.Enumerated();
+  History h;
+  const TrialState states[] = {TrialState::kInfeasible, TrialState::kComplete, TrialState::kInfeasible,
+                               TrialState::kFailed, TrialState::kPending, TrialState::kInfeasible};
+  for (size_t i = 0; i < 6; ++i) h.Add({all[i], space.Key(all[i]), states[i], i == 1 ? 2.0 : NAN, "x"});
+  EXPECT_EQ(h.existing(), (std::vector<size_t>{1, 3, 4}));
+  EXPECT_EQ(h.infeasible(), 3u);
+  EXPECT_EQ(h.evaluations(), 2u);
+}
+
 // Hidden constraints (replay: configurations absent from a Kernel Tuner cache) cost no
 // evaluation, but each one found is a proposal. Here only pad == 0 exists, one configuration in
 // 16. A sampler whose criterion prefers the values it has not measured (MaxPro's design, TPE's

@@ -11,12 +11,12 @@ SurrogateData CollectSurrogateData(const History& history) {
   SurrogateData d;
   const auto& obs = history.all();
   bool positive = true;
-  for (const Observation& o : obs)
-    if (o.state == TrialState::kComplete && std::isfinite(o.y) && o.y <= 0) positive = false;
+  for (size_t i : history.existing())
+    if (obs[i].state == TrialState::kComplete && std::isfinite(obs[i].y) && obs[i].y <= 0) positive = false;
   d.log_scale = positive;
   double worst = -INFINITY;
   std::vector<size_t> failed_pos;
-  for (size_t i = 0; i < obs.size(); ++i) {
+  for (size_t i : history.existing()) {
     const Observation& o = obs[i];
     if (o.state == TrialState::kComplete && std::isfinite(o.y)) {
       double t = positive ? std::log(o.y) : o.y;

@@ -461,7 +461,16 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
       std::lock_guard<std::mutex> plock(st.progress_mu);
       st.run_here++;
       if (job.state != TrialState::kInfeasible) st.evaluated_here++;
-      if (st.progress) {
+      if (st.progress && job.state == TrialState::kInfeasible) {
+        // Free, and where hidden constraints are strict a hundred per evaluation: the study's
+        // state is read for measured trials only (reading it after each of 13,000 infeasible
+        // proposals took 2 of the 3 minutes of a 25-evaluation replay of a hotspot-shaped space).
+        Progress pr;
+        pr.budget = st.opt.budget;
+        TrialSummary s = Summarize(job);
+        pr.trial = &s;
+        st.progress(pr);
+      } else if (st.progress) {
         auto trials = store.LoadTrials(st.id);
         if (trials.ok()) {
           Progress pr;

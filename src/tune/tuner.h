@@ -99,7 +99,9 @@ const Remeasured* RemeasuredOf(const TuneResult& r, size_t trial);
 struct Progress {
   int64_t evaluations = 0;
   int64_t budget = 0;
-  const TrialSummary* trial = nullptr;  // the one that just finished; null in the re-measurement
+  // The one that just finished; null in the re-measurement. For an infeasible trial (free) only
+  // `trial` and `budget` are set.
+  const TrialSummary* trial = nullptr;
   // During the re-measurement at the end (after the search, inside --time), once per
   // configuration and stage as it finishes (its role says which): `evaluations` of `budget` are done.
   const Remeasured* remeasured = nullptr;
