@@ -93,9 +93,9 @@ double RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t see
   }
   History h;
   double best = INFINITY;
-  size_t proposals = 0;
-  const size_t max_proposals = static_cast<size_t>(budget) * 2000;
-  while (static_cast<int>(h.evaluations()) < budget && proposals++ < max_proposals) {
+  // As `tune` does: a study stops after 100,000 absent proposals in a row.
+  size_t absent_in_a_row = 0;
+  while (static_cast<int>(h.evaluations()) < budget && absent_in_a_row < 100000) {
     Rng rng = Rng::ForTrial(seed, h.size());
     auto c = (*sampler)->Propose(h, rng);
     if (!c.ok()) break;  // the space ran out before the budget
@@ -105,6 +105,7 @@ double RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t see
     o.sampler = (*sampler)->last_label();
     EvalResult r = sc.replay->Evaluate(sc.file.space.Named(*c), rng);
     o.state = r.state;
+    absent_in_a_row = r.state == TrialState::kInfeasible ? absent_in_a_row + 1 : 0;
     if (r.state == TrialState::kComplete) o.y = r.metrics.at("time");
     if (r.state == TrialState::kComplete) best = std::min(best, r.metrics.at("time"));
     h.Add(std::move(o));

@@ -50,7 +50,7 @@ struct TuneOptions {
   std::string study_name;
   std::string fingerprint_extra;  // mixed into the study fingerprint (e.g. the command line)
   double stale_after_s = 300;     // a running trial without heartbeat this long is taken over
-  int64_t max_infeasible = 0;     // stop after this many infeasible trials (0 = 1000 x budget)
+  int64_t max_infeasible = 0;     // stop after this many infeasible trials in a row (0 = 100,000)
 };
 
 struct TrialSummary {
