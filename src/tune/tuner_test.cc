@@ -307,6 +307,47 @@ class SlowEvenEvaluator : public Evaluator {
   }
 };
 
+// Only every `period`-th proposal exists (as where few of a replay's combinations do); the rest are
+// infeasible at once.
+class EveryNthExistsEvaluator : public Evaluator {
+ public:
+  explicit EveryNthExistsEvaluator(int period) : period_(period) {}
+  EvalResult Evaluate(const std::map<std::string, std::string>&, Rng&) override {
+    EvalResult r;
+    r.state = ++calls_ % period_ == 0 ? TrialState::kComplete : TrialState::kInfeasible;
+    if (r.state == TrialState::kComplete) r.metrics["time"] = 1.0 / calls_;
+    return r;
+  }
+
+ private:
+  int period_;
+  int calls_ = 0;
+};
+
+// A study stops when max_infeasible proposals in a row were infeasible (its space seems to hold
+// nothing more), however many it walked past in all while it still found configurations.
+TEST(TunerTest, StopsAfterTooManyInfeasibleTrialsInARow) {
+  auto f = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 255}\n", "wide.yaml");
+  ASSERT_TRUE(f.ok());
+  auto run = [&](int period) {
+    EveryNthExistsEvaluator eval(period);
+    auto store = OpenStudyStorage("memory");
+    EXPECT_TRUE(store.ok());
+    TuneOptions o = Options("walk", 10);
+    o.sampler = "random";
+    o.max_infeasible = 3;
+    auto r = RunStudy(f->space, eval, **store, o);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return std::move(r).value();
+  };
+  TuneResult walked = run(3);  // 2 infeasible before each of 10 evaluations: 20 in all
+  EXPECT_EQ(walked.evaluations, 10);
+  EXPECT_EQ(walked.trials.size(), 30u);
+  TuneResult stuck = run(1000);  // nothing exists: stops after 3
+  EXPECT_EQ(stuck.evaluations, 0);
+  EXPECT_EQ(stuck.trials.size(), 3u);
+}
+
 // The ETA counts the time evaluations take, not the instant infeasible trials: after k of B
 // evaluations it is at least (B - k) x 30 ms, and unknown (-1) before the first evaluation.
 TEST(TunerTest, ProgressEtaIsTimePerEvaluation) {
