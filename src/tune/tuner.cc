@@ -54,10 +54,14 @@ struct Study {
   // free infeasible records per evaluation: re-reading them all per proposal was quadratic).
   std::vector<TrialRecord> trials;
   size_t final_prefix = 0;
+  // final_prefix when the last snapshot was taken: the records below it were finished then, so
+  // the snapshot holds them as they will always be.
+  size_t snapshot_finished = 0;
   // The last snapshot (see Snapshot), the (id, state) of each record it holds, in order, and the
   // number of objectives it was built with (SIZE_MAX: rebuild).
   History history;
   std::vector<std::pair<int64_t, TrialState>> history_ids;
+  std::vector<size_t> history_rows;  // the record (index into trials) of each history entry
   size_t history_k = SIZE_MAX;
   Status error;                           // the first fatal error of any worker
   std::atomic<bool> stop{false};
@@ -117,7 +121,8 @@ History& Snapshot(Study& st, const std::vector<TrialRecord>& trials, Rng& rng) {
   size_t from = 0;
   if (k <= 1 && st.history_k == k && st.history_ids.size() <= trials.size()) {
     from = st.history_ids.size();
-    for (size_t i = 0; i < from; ++i) {
+    // A replay can hold 100,000 records: those finished at the last snapshot are not compared.
+    for (size_t i = std::min(st.snapshot_finished, from); i < from; ++i) {
       if (trials[i].id != st.history_ids[i].first || trials[i].state != st.history_ids[i].second) {
         from = 0;
         break;
@@ -127,6 +132,7 @@ History& Snapshot(Study& st, const std::vector<TrialRecord>& trials, Rng& rng) {
   if (from == 0) {
     st.history = History();
     st.history_ids.clear();
+    st.history_rows.clear();
   }
   st.history_k = k;
   std::vector<std::optional<std::vector<double>>> vals(trials.size());
@@ -160,6 +166,7 @@ History& Snapshot(Study& st, const std::vector<TrialRecord>& trials, Rng& rng) {
     o.key = t.key;
     o.state = t.state;
     o.sampler = t.sampler;
+    st.history_rows.push_back(i);
     if (t.state == TrialState::kComplete) {
       if (!vals[i]) {
         o.state = TrialState::kFailed;
@@ -177,6 +184,7 @@ History& Snapshot(Study& st, const std::vector<TrialRecord>& trials, Rng& rng) {
     }
     st.history.Add(std::move(o));
   }
+  st.snapshot_finished = st.final_prefix;
   return st.history;
 }
 
@@ -320,8 +328,8 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
         break;
       }
       const std::vector<TrialRecord>& trials = st.trials;
-      for (const TrialRecord& t : trials)
-        if (t.state == TrialState::kComplete && st.objectives.empty()) {
+      for (size_t i = 0; i < trials.size() && st.objectives.empty(); ++i)
+        if (const TrialRecord& t = trials[i]; t.state == TrialState::kComplete) {
           Status s = ResolveObjective(st, ParseMetricsJson(t.metrics));
           if (!s.ok()) {
             if (st.error.ok()) st.error = s;
@@ -333,19 +341,19 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
       History& h = Snapshot(st, trials, rng);
       if (h.best()) {
         const TrialRecord* best = nullptr;
-        for (const TrialRecord& t : trials)
-          if (t.key == h.all()[*h.best()].key) best = &t;
+        // Unless an entry no record gave was added since the snapshot (rebuilt next time).
+        if (st.history_k != SIZE_MAX && *h.best() < st.history_rows.size()) best = &trials[st.history_rows[*h.best()]];
         if (best) incumbent = PrimaryValues(st.objectives, Summarize(*best).measurements);
       }
+      // Records before final_prefix are finished: neither running nor to be taken over.
       int64_t running = 0, infeasible_in_a_row = 0;
-      for (const TrialRecord& t : trials) {
-        running += t.state == TrialState::kPending;
-        infeasible_in_a_row = t.state == TrialState::kInfeasible ? infeasible_in_a_row + 1 : 0;
-      }
+      for (size_t i = st.final_prefix; i < trials.size(); ++i) running += trials[i].state == TrialState::kPending;
+      for (size_t i = trials.size(); i > 0 && trials[i - 1].state == TrialState::kInfeasible; --i) ++infeasible_in_a_row;
       // A trial left running by a dead worker is run again: nothing is lost.
       bool have = false;
       double now = UnixNow();
-      for (const TrialRecord& t : trials) {
+      for (size_t i = st.final_prefix; i < trials.size(); ++i) {
+        const TrialRecord& t = trials[i];
         if (t.state != TrialState::kPending || WorkerAlive(t, st.host, now, st.opt.stale_after_s)) continue;
         auto claimed = store.Claim(t.id, t.worker, me);
         if (claimed.ok() && *claimed) {
