@@ -22,6 +22,7 @@ Standard library + optuna only.
 """
 import argparse
 import glob
+import re
 import gzip
 import json
 import multiprocessing
@@ -117,9 +118,12 @@ def main():
     budgets = [int(b) for b in a.budgets.split(",")]
     wanted = [s for s in a.spaces.split(",") if s]
     result = {}
-    for path in sorted(glob.glob(os.path.join(a.dir, "*.json.gz"))):
-        name = os.path.basename(path).split("_")[0]
-        if wanted and name not in wanted:
+    paths = glob.glob(os.path.join(a.dir, "*.json.gz")) + glob.glob(os.path.join(a.dir, "*.json"))
+    for path in sorted(paths):
+        # As tune_replay_bench names spaces: the file name without .json(.gz) (kernel_device);
+        # --spaces takes the whole name or the kernel.
+        name = re.sub(r"\.json(\.gz)?$", "", os.path.basename(path))
+        if wanted and name not in wanted and name.split("_")[0] not in wanted:
             continue
         jobs = [(path, seed, budgets, a.asks_per_evaluation) for seed in range(a.seeds)]
         if a.jobs > 1:

@@ -4,10 +4,14 @@
 # 200 over 50 seeds; prints one table per space (mean fraction of the optimum and the methodology
 # score) and writes the numbers to <build>/bench/tune_replay.json.
 #   bench/run_tune_bench.sh [build-dir]        SEEDS=10 SAMPLERS=auto,random for a quick look
+# TUNE_CACHES=path replays the Kernel Tuner caches (*.json or *.json.gz, named kernel_device) found there
+# instead of the fixtures.
 # Then the same for the held-out sub-spaces of bench/make_derived_spaces.py (HELDOUT=0 skips them)
 # and for a hotspot-shaped space with synthetic times (SCALE=0 skips it).
 set -euo pipefail
 build=${1:-build}
+dir_args=()
+[ -n "${TUNE_CACHES:-}" ] && dir_args=(--dir "$(realpath "$TUNE_CACHES")")
 cd "$(dirname "$0")/.."
 seeds=${SEEDS:-50}
 budgets=${BUDGETS:-25,50,100,200}
@@ -21,13 +25,13 @@ bin="$out/tune_replay_bench"
 optuna_args=()
 if /usr/bin/python3 -c 'import optuna' 2>/dev/null; then
   echo "Optuna TPE: $seeds seeds per space ($jobs processes)..." >&2
-  /usr/bin/python3 bench/optuna_replay.py --seeds "$seeds" --budgets "$budgets" --jobs "$jobs" \
+  /usr/bin/python3 bench/optuna_replay.py "${dir_args[@]}" --seeds "$seeds" --budgets "$budgets" --jobs "$jobs" \
     --out "$out/optuna_replay.json"
   optuna_args=(--optuna "$out/optuna_replay.json")
 else
   echo "run_tune_bench: python3-optuna missing; the table has no Optuna row" >&2
 fi
-"$bin" --seeds "$seeds" --budgets "$budgets" --samplers "$samplers" --jobs "$jobs" \
+"$bin" "${dir_args[@]}" --seeds "$seeds" --budgets "$budgets" --samplers "$samplers" --jobs "$jobs" \
   --json "$out/tune_replay.json" "${optuna_args[@]}"
 
 # Held-out sub-spaces (bench/make_derived_spaces.py): the default sampler only, as a check that its

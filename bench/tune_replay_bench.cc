@@ -169,13 +169,18 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<SpaceCase>> cases;
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().string().ends_with(".json.gz")) files.push_back(e.path());
+    if (e.path().string().ends_with(".json.gz") || e.path().string().ends_with(".json")) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const fs::path& p : files) {
     auto sc = std::make_unique<SpaceCase>();
+    // The file's name without .json(.gz): Kernel Tuner names caches kernel_device
+    // (gemm_RTX_3090, gemm_A100), and --spaces takes either the whole name or the kernel.
     sc->name = p.filename().string();
-    sc->name = sc->name.substr(0, sc->name.find('_'));
-    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), sc->name) == wanted.end()) continue;
+    sc->name = sc->name.substr(0, sc->name.size() - (sc->name.ends_with(".gz") ? 8 : 5));
+    const std::string kernel = sc->name.substr(0, sc->name.find('_'));
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), sc->name) == wanted.end() &&
+        std::find(wanted.begin(), wanted.end(), kernel) == wanted.end())
+      continue;
     sc->path = p.string();
     auto f = LoadSpaceFile(sc->path);
     if (!f.ok()) { std::fprintf(stderr, "%s\n", f.status().message().c_str()); return 2; }
