@@ -31,6 +31,12 @@ import statistics
 import sys
 
 
+def is_cache(path):
+    with open(path) as f:
+        doc = json.load(f)
+    return isinstance(doc, dict) and isinstance(doc.get("tune_params"), dict) and isinstance(doc.get("cache"), dict)
+
+
 def load(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
@@ -124,6 +130,11 @@ def main():
         # --spaces takes the whole name or the kernel.
         name = re.sub(r"\.json(\.gz)?$", "", os.path.basename(path))
         if wanted and name not in wanted and name.split("_")[0] not in wanted:
+            continue
+        if not path.endswith(".gz") and not is_cache(path):
+            # A plain .json beside the caches may be something else (the fixtures hold a T4 space
+            # file); tune_replay_bench skips it too.
+            sys.stderr.write("optuna_replay: skipped: %s is not a Kernel Tuner cache file\n" % path)
             continue
         jobs = [(path, seed, budgets, a.asks_per_evaluation) for seed in range(a.seeds)]
         if a.jobs > 1:

@@ -339,12 +339,8 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
       if (st.stop) break;
       Rng rng = Rng::ForTrial(st.opt.seed, trials.size());
       History& h = Snapshot(st, trials, rng);
-      if (h.best()) {
-        const TrialRecord* best = nullptr;
-        // Unless an entry no record gave was added since the snapshot (rebuilt next time).
-        if (st.history_k != SIZE_MAX && *h.best() < st.history_rows.size()) best = &trials[st.history_rows[*h.best()]];
-        if (best) incumbent = PrimaryValues(st.objectives, Summarize(*best).measurements);
-      }
+      if (h.best())  // a fresh snapshot: every entry came from a record
+        incumbent = PrimaryValues(st.objectives, Summarize(trials[st.history_rows[*h.best()]]).measurements);
       // Records before final_prefix are finished: neither running nor to be taken over.
       int64_t running = 0, infeasible_in_a_row = 0;
       for (size_t i = st.final_prefix; i < trials.size(); ++i) running += trials[i].state == TrialState::kPending;
