@@ -15,69 +15,37 @@ constexpr size_t kMinTries = 5;           // proposals of a value before its rat
 // values to count (cardinality 0), so whatever this returns for them is out of range.
 long ValueIndex(double coord) { return std::isfinite(coord) ? std::lround(coord) : -1; }
 
-struct Count {
-  size_t tried = 0, existed = 0;
-};
-
-// Which of `counts` (the values of one parameter, or the value pairs of two) never existed
-// although they should have by now, measured against the most often existing of them.
-std::vector<bool> NeverExisting(const std::vector<Count>& counts, bool* any) {
-  double best_rate = 0;
-  for (const Count& c : counts)
-    if (c.tried >= kMinTries) best_rate = std::max(best_rate, static_cast<double>(c.existed) / c.tried);
-  std::vector<bool> out(counts.size());
-  for (size_t v = 0; v < counts.size(); ++v) {
-    out[v] = counts[v].existed == 0 && counts[v].tried * best_rate * kRelativeRate >= kExpectedIfPresent;
-    *any = *any || out[v];
-  }
-  return out;
-}
-
 }  // namespace
 
 AbsentValues::AbsentValues(const SearchSpace& space, const History& history) {
-  std::vector<size_t> card(space.size()), varying;
-  for (size_t q = 0; q < space.size(); ++q) {
-    card[q] = space.param(q).cardinality();
-    if (card[q] > 1) varying.push_back(q);
-  }
-  std::vector<std::vector<Count>> counts(space.size());
-  for (size_t q = 0; q < space.size(); ++q) counts[q].resize(card[q]);
-  struct PairCount {
-    size_t p, q;
-    std::vector<Count> counts;
+  struct Count {
+    size_t tried = 0, existed = 0;
   };
-  std::vector<PairCount> pairs;
-  for (size_t i = 0; i < varying.size(); ++i)
-    for (size_t j = i + 1; j < varying.size(); ++j)
-      pairs.push_back({varying[i], varying[j], std::vector<Count>(card[varying[i]] * card[varying[j]])});
+  std::vector<std::vector<Count>> counts(space.size());
+  for (size_t q = 0; q < space.size(); ++q) counts[q].resize(space.param(q).cardinality());
   size_t absent = 0;
-  std::vector<long> v(space.size());
   for (const Observation& o : history.all()) {
     const bool existed = o.state != TrialState::kInfeasible;
     absent += !existed;
     for (size_t q = 0; q < space.size(); ++q) {
-      v[q] = ValueIndex(o.config[q]);
-      if (v[q] >= static_cast<long>(card[q])) v[q] = -1;
-      if (v[q] < 0) continue;
-      counts[q][v[q]].tried++;
-      counts[q][v[q]].existed += existed;
-    }
-    for (PairCount& pc : pairs) {
-      if (v[pc.p] < 0 || v[pc.q] < 0) continue;
-      Count& c = pc.counts[v[pc.p] * card[pc.q] + v[pc.q]];
-      c.tried++;
-      c.existed += existed;
+      const long v = ValueIndex(o.config[q]);
+      if (v < 0 || static_cast<size_t>(v) >= counts[q].size()) continue;
+      counts[q][v].tried++;
+      counts[q][v].existed += existed;
     }
   }
   out_.resize(space.size());
   if (absent == 0) return;
-  for (size_t q = 0; q < space.size(); ++q) out_[q] = NeverExisting(counts[q], &any_);
-  for (const PairCount& pc : pairs) {
-    bool some = false;
-    std::vector<bool> out = NeverExisting(pc.counts, &some);
-    if (some) pairs_.push_back({pc.p, pc.q, card[pc.q], std::move(out)});
-    any_ = any_ || some;
+  for (size_t q = 0; q < space.size(); ++q) {
+    double best_rate = 0;
+    for (const Count& c : counts[q])
+      if (c.tried >= kMinTries) best_rate = std::max(best_rate, static_cast<double>(c.existed) / c.tried);
+    out_[q].resize(counts[q].size());
+    for (size_t v = 0; v < counts[q].size(); ++v) {
+      const Count& c = counts[q][v];
+      out_[q][v] = c.existed == 0 && c.tried * best_rate * kRelativeRate >= kExpectedIfPresent;
+      any_ = any_ || out_[q][v];
+    }
   }
   size_t proposed = 0, existing = 0;
   for (const Observation& o : history.all()) {
@@ -93,12 +61,6 @@ bool AbsentValues::RulesOut(const Config& c) const {
   for (size_t q = 0; q < out_.size() && q < c.size(); ++q) {
     const long v = ValueIndex(c[q]);
     if (v >= 0 && static_cast<size_t>(v) < out_[q].size() && out_[q][v]) return true;
-  }
-  for (const PairOut& po : pairs_) {
-    const long a = ValueIndex(c[po.p]), b = ValueIndex(c[po.q]);
-    if (a >= 0 && b >= 0 && static_cast<size_t>(b) < po.card_q && static_cast<size_t>(a) * po.card_q < po.out.size() &&
-        po.out[a * po.card_q + b])
-      return true;
   }
   return false;
 }

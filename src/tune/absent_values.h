@@ -10,11 +10,7 @@
 // often as the parameter's most often existing value, about 3 of them would have (a false
 // exclusion at that rate happens with probability e^-3). On the Kernel Tuner spaces the rarest
 // value that exists at all exists 0.11 times as often as the space's average (smalltile's VWM 8),
-// while convolution's block_size_x 1 never does. Pairs of values are ruled out the same way,
-// against the most often existing pair of the same two parameters: most hidden constraints of
-// kernel spaces bound a product or a ratio of parameters (block_size_x * block_size_y <= 1024,
-// MWG % (MDIMC * VWM) == 0), which single values cannot express. Only discrete parameters are
-// modelled.
+// while convolution's block_size_x 1 never does. Only discrete parameters are modelled.
 #pragma once
 
 #include <cstddef>
@@ -36,13 +32,7 @@ class AbsentValues {
   double ExistingShare() const { return share_; }
 
  private:
-  // A pair of parameters whose combinations (value of p, value of q) the model rules out some of.
-  struct PairOut {
-    size_t p, q, card_q;
-    std::vector<bool> out;  // [value of p * card_q + value of q]
-  };
   std::vector<std::vector<bool>> out_;  // per parameter, per value index: ruled out
-  std::vector<PairOut> pairs_;
   bool any_ = false;
   double share_ = 1;
 };

@@ -2,7 +2,6 @@
 // existed by now were it even rarely valid; rare but existing values and little-tried ones stay.
 #include "tune/absent_values.h"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tune/space_file.h"
@@ -49,41 +48,6 @@ TEST(AbsentValuesTest, RulesOutOnlyValuesThatShouldHaveExistedByNow) {
 
   Propose(h, 1, 1, 0);  // the 60th absent proposal of value 1
   EXPECT_TRUE(AbsentValues(space, h).RulesOut({1, 0.5}));
-}
-
-// A hidden constraint on two parameters (a + b <= 3): every single value exists with some partner,
-// so only the pair model can rule anything out.
-TEST(AbsentValuesTest, RulesOutPairsOfValuesThatNeverExistTogether) {
-  auto f = ParseSpaceYaml(R"(
-parameters:
-  - {name: a, type: ordinal, values: [0, 1, 2, 3]}
-  - {name: b, type: ordinal, values: [0, 1, 2, 3]}
-  - {name: fixed, type: ordinal, values: [7]}
-)",
-                          "test.yaml");
-  ASSERT_TRUE(f.ok()) << f.status().message();
-  const SearchSpace& space = f->space;
-  History h;
-  auto propose = [&](double a, double b, int tried) {
-    for (int i = 0; i < tried; ++i) {
-      const bool exists = a + b <= 3;
-      h.Add({{a, b, 0}, fmt::format("{},{},{}", a, b, h.size()), exists ? TrialState::kComplete : TrialState::kInfeasible,
-             exists ? 1.0 : NAN, "test"});
-    }
-  };
-  for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b) propose(a, b, a + b == 6 ? 59 : 60);  // (3, 3): one short of 3 expected
-  AbsentValues before(space, h);
-  for (int a = 0; a < 4; ++a)
-    for (int b = 0; b < 4; ++b)
-      EXPECT_EQ(before.RulesOut({double(a), double(b), 0}), a + b > 3 && a + b < 6) << a << "," << b;
-  propose(3, 3, 1);
-  AbsentValues after(space, h);
-  EXPECT_TRUE(after.RulesOut({3, 3, 0}));
-  EXPECT_FALSE(after.RulesOut({3, 0, 0}));
-  EXPECT_FALSE(after.RulesOut({0, 3, 0}));
-  // 6 of the 16 pairs are ruled out; all 600 proposals of the other 10 existed.
-  EXPECT_DOUBLE_EQ(after.ExistingShare(), 601.0 / 601.0);
 }
 
 TEST(AbsentValuesTest, NothingIsRuledOutWhileEveryProposalExisted) {
