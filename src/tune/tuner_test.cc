@@ -1,5 +1,6 @@
 // The study loop over replay and synthetic evaluators: budgets, reproducibility, resume, dead
 // workers, concurrent workers on one SQLite study, racing, re-measurement, Pareto fronts.
+// (The stores themselves: study_storage_test.cc.)
 #include "tune/tuner.h"
 
 #include <gtest/gtest.h>
@@ -516,92 +517,6 @@ TEST(TunerTest, GuidedStartRunsSecondAndSpaceFixesAreRead) {
   EXPECT_EQ(res->trials[1].params.at("x"), "6");
   EXPECT_EQ(res->trials[1].sampler, "guided");
   ExpectNoDuplicates(*res);
-}
-
-TEST(StudyStorageTest, ReserveIsAtomicAndNumbered) {
-  for (const std::string& url : {std::string("memory"), "sqlite://" + TempPath("reserve.db")}) {
-    auto store = OpenStudyStorage(url);
-    ASSERT_TRUE(store.ok()) << store.status().message();
-    auto id = (*store)->OpenStudy("s", "fp");
-    ASSERT_TRUE(id.ok());
-    EXPECT_FALSE((*store)->OpenStudy("s", "other").ok());
-    TrialRecord t;
-    t.params = "{}";
-    t.coords = "[]";
-    t.key = "a";
-    auto first = (*store)->Reserve(*id, t, 0);
-    ASSERT_TRUE(first.ok() && first->has_value());
-    EXPECT_EQ((*first)->number, 0);
-    auto dup = (*store)->Reserve(*id, t, 0);
-    ASSERT_TRUE(dup.ok());
-    EXPECT_FALSE(dup->has_value());
-    t.key = "b";
-    auto second = (*store)->Reserve(*id, t, 0);
-    ASSERT_TRUE(second.ok() && second->has_value());
-    EXPECT_EQ((*second)->number, 1);  // no gap from the refused duplicate
-    TrialRecord done = **second;
-    done.state = TrialState::kComplete;
-    done.metrics = R"({"t": 1.5})";
-    ASSERT_TRUE((*store)->Finish(done).ok());
-    auto all = (*store)->LoadTrials(*id);
-    ASSERT_TRUE(all.ok());
-    ASSERT_EQ(all->size(), 2u);
-    EXPECT_EQ((*all)[1].state, TrialState::kComplete);
-    EXPECT_EQ((*all)[1].metrics, R"({"t": 1.5})");
-    // From a number on: what a study loop re-reads after its finished prefix.
-    auto tail = (*store)->LoadTrialsFrom(*id, 1);
-    ASSERT_TRUE(tail.ok());
-    ASSERT_EQ(tail->size(), 1u);
-    EXPECT_EQ((*tail)[0].key, "b");
-    auto none = (*store)->LoadTrialsFrom(*id, 2);
-    ASSERT_TRUE(none.ok());
-    EXPECT_TRUE(none->empty());
-  }
-}
-
-// Processes sharing a study each checked the budget against their own snapshot and then reserved:
-// three processes of two workers on a 10-trial study ran 11. The store now refuses past it.
-TEST(StudyStorageTest, ReserveRefusesPastTheBudget) {
-  for (const std::string& url : {std::string("memory"), "sqlite://" + TempPath("budget.db")}) {
-    auto store = OpenStudyStorage(url);
-    ASSERT_TRUE(store.ok()) << store.status().message();
-    auto id = (*store)->OpenStudy("s", "fp");
-    ASSERT_TRUE(id.ok());
-    TrialRecord t;
-    t.params = "{}";
-    t.coords = "[]";
-    t.key = "a";
-    ASSERT_TRUE((*store)->Reserve(*id, t, 2).ok());
-    t.key = "b";
-    auto b = (*store)->Reserve(*id, t, 2);
-    ASSERT_TRUE(b.ok() && b->has_value()) << url;
-    t.key = "c";
-    auto full = (*store)->Reserve(*id, t, 2);
-    ASSERT_FALSE(full.ok()) << url;
-    EXPECT_EQ(full.status().code(), StatusCode::kResourceLimit);
-    // An infeasible trial does not count: its place is free again.
-    TrialRecord done = **b;
-    done.state = TrialState::kInfeasible;
-    ASSERT_TRUE((*store)->Finish(done).ok());
-    auto c = (*store)->Reserve(*id, t, 2);
-    ASSERT_TRUE(c.ok() && c->has_value()) << url;
-    EXPECT_EQ((*c)->number, 2);
-    t.key = "d";
-    EXPECT_FALSE((*store)->Reserve(*id, t, 2).ok()) << url;
-    EXPECT_TRUE((*store)->Reserve(*id, t, 0).ok()) << url;  // 0: no budget
-  }
-}
-
-TEST(StudyStorageTest, StorageUrlTyposNameTheFix) {
-  auto typo = OpenStudyStorage("sqlite:/x.db");
-  ASSERT_FALSE(typo.ok());
-  EXPECT_EQ(typo.status().code(), StatusCode::kInvalidInput);
-  EXPECT_NE(typo.status().message().find("sqlite:///abs/path.db"), std::string::npos) << typo.status().message();
-  EXPECT_FALSE(OpenStudyStorage("postgresql:/host/db").ok());
-  auto missing = OpenStudyStorage("sqlite:///nonexistent/dir/s.db");
-  ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find("the folder /nonexistent/dir does not exist"), std::string::npos)
-      << missing.status().message();
 }
 
 }  // namespace
