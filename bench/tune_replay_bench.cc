@@ -31,6 +31,7 @@
 
 #include "tune/replay_evaluator.h"
 #include "tune/sampler.h"
+#include "tune/tuner.h"
 #include "tune/space_file.h"
 
 namespace fs = std::filesystem;
@@ -93,9 +94,10 @@ double RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t see
   }
   History h;
   double best = INFINITY;
-  // As `tune` does: a study stops after 100,000 absent proposals in a row.
-  size_t absent_in_a_row = 0;
-  while (static_cast<int>(h.evaluations()) < budget && absent_in_a_row < 100000) {
+  // As `tune` does: a study stops after as many absent proposals in a row.
+  const int64_t max_absent = TuneOptions().max_infeasible;
+  int64_t absent_in_a_row = 0;
+  while (static_cast<int>(h.evaluations()) < budget && absent_in_a_row < max_absent) {
     Rng rng = Rng::ForTrial(seed, h.size());
     auto c = (*sampler)->Propose(h, rng);
     if (!c.ok()) break;  // the space ran out before the budget

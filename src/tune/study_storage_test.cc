@@ -18,6 +18,14 @@ std::string TempPath(const std::string& name) {
   return (dir / name).string();
 }
 
+TrialRecord Record(const std::string& key) {
+  TrialRecord t;
+  t.params = "{}";
+  t.coords = "[]";
+  t.key = key;
+  return t;
+}
+
 TEST(StudyStorageTest, ReserveIsAtomicAndNumbered) {
   for (const std::string& url : {std::string("memory"), "sqlite://" + TempPath("reserve.db")}) {
     auto store = OpenStudyStorage(url);
@@ -25,10 +33,7 @@ TEST(StudyStorageTest, ReserveIsAtomicAndNumbered) {
     auto id = (*store)->OpenStudy("s", "fp");
     ASSERT_TRUE(id.ok());
     EXPECT_FALSE((*store)->OpenStudy("s", "other").ok());
-    TrialRecord t;
-    t.params = "{}";
-    t.coords = "[]";
-    t.key = "a";
+    TrialRecord t = Record("a");
     auto first = (*store)->Reserve(*id, t, 0);
     ASSERT_TRUE(first.ok() && first->has_value());
     EXPECT_EQ((*first)->number, 0);
@@ -67,10 +72,7 @@ TEST(StudyStorageTest, ReserveRefusesPastTheBudget) {
     ASSERT_TRUE(store.ok()) << store.status().message();
     auto id = (*store)->OpenStudy("s", "fp");
     ASSERT_TRUE(id.ok());
-    TrialRecord t;
-    t.params = "{}";
-    t.coords = "[]";
-    t.key = "a";
+    TrialRecord t = Record("a");
     ASSERT_TRUE((*store)->Reserve(*id, t, 2).ok());
     t.key = "b";
     auto b = (*store)->Reserve(*id, t, 2);

@@ -289,15 +289,8 @@ Status RefreshTrials(Study& st, StudyStorage& store) {
   return Status::Ok();
 }
 
-// A study stops when this many proposals in a row were infeasible: its space seems to hold nothing
-// more (a replay cache of other parameters, or one used up). It used to stop after 1,000 per
-// evaluation in all, which a replay of a hotspot-shaped space (1.6% of the combinations exist;
-// the GP walked past 2,000 a measurement at 100 evaluations) reached half-way through its budget.
-constexpr int64_t kMaxInfeasibleInARow = 100000;
-
 // One worker: until the budget is spent, the time is up, or the space is exhausted.
 void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
-  const int64_t max_infeasible = st.opt.max_infeasible > 0 ? st.opt.max_infeasible : kMaxInfeasibleInARow;
   auto fail = [&](const Status& s) {
     std::lock_guard<std::mutex> lock(st.mu);
     if (st.error.ok()) st.error = s;
@@ -360,7 +353,7 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
         }
       }
       if (!have) {
-        if (infeasible_in_a_row >= max_infeasible) break;
+        if (infeasible_in_a_row >= st.opt.max_infeasible) break;
         if (static_cast<int64_t>(h.evaluations()) + running >= st.opt.budget) {
           if (running == 0) break;
           // The budget is spent but trials still run (other workers, processes or machines): wait
