@@ -3,6 +3,7 @@
 //
 //   tune_replay_bench [--dir ../shared/fixtures/tuning] [--samplers auto,gp,tpe,evolution,random]
 //                     [--seeds 50] [--budgets 25,50,100,200] [--optuna optuna.json] [--json out.json]
+//                     [--noise CV]
 //
 // Scores (see docs/tune.md): for each space, budget B and strategy, the mean over seeds of the
 // fraction of the optimum reached, frac = opt / best_found (0 when nothing valid was found);
@@ -76,6 +77,10 @@ RandomExpectation RandomExpected(std::vector<double> valid, size_t failed, int b
   return e;
 }
 
+// --noise CV: each measurement is the cache's time times exp(CV * a standard normal draw), as on
+// a noisy machine; a study's result is then the true time of the configuration it measured best.
+double g_noise = 0;
+
 struct SpaceCase {
   std::string name;
   std::string path;
@@ -93,7 +98,7 @@ double RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t see
     std::exit(2);
   }
   History h;
-  double best = INFINITY;
+  double best = INFINITY, best_seen = INFINITY;
   // As `tune` does: a study stops after as many absent proposals in a row.
   const int64_t max_absent = TuneOptions().max_infeasible;
   int64_t absent_in_a_row = 0;
@@ -108,8 +113,12 @@ double RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t see
     EvalResult r = sc.replay->Evaluate(sc.file.space.Named(*c), rng);
     o.state = r.state;
     absent_in_a_row = r.state == TrialState::kInfeasible ? absent_in_a_row + 1 : 0;
-    if (r.state == TrialState::kComplete) o.y = r.metrics.at("time");
-    if (r.state == TrialState::kComplete) best = std::min(best, r.metrics.at("time"));
+    if (r.state == TrialState::kComplete) {
+      const double truth = r.metrics.at("time");
+      Rng noise_rng(seed * 0x9e3779b97f4a7c15ULL + h.size() + 1);
+      o.y = g_noise > 0 ? truth * std::exp(g_noise * noise_rng.Normal()) : truth;
+      if (o.y < best_seen) best_seen = o.y, best = truth;
+    }
     h.Add(std::move(o));
   }
   if (const char* trace = std::getenv("CPROF_BENCH_TRACE")) {
@@ -156,10 +165,11 @@ int main(int argc, char** argv) {
     else if (a == "--spaces") spaces_arg = next();
     else if (a == "--optuna") optuna_path = next();
     else if (a == "--json") json_path = next();
+    else if (a == "--noise") g_noise = std::stod(next());
     else if (a == "--jobs") jobs = std::max(1, std::stoi(next()));
     else {
       std::fprintf(stderr, "usage: %s [--dir D] [--samplers a,b] [--seeds N] [--budgets 25,50] [--spaces gemm,..] "
-                           "[--optuna results.json] [--json out.json] [--jobs N]\n", argv[0]);
+                           "[--optuna results.json] [--json out.json] [--jobs N] [--noise CV]\n", argv[0]);
       return 2;
     }
   }
