@@ -10,6 +10,10 @@ namespace {
 constexpr double kExpectedIfPresent = 3;  // existences expected before a value is ruled out
 constexpr double kRelativeRate = 0.05;    // ... were it this often as the best value of its parameter
 constexpr size_t kMinTries = 5;           // proposals of a value before its rate counts as the best
+// Parameters with more values are not modelled: ruling a value out takes dozens of proposals of
+// that one value, which a wide range (an int 1..1e9: a seed, a byte size) never gathers, and
+// counting per value would take memory for every value (16 GB for 1e9).
+constexpr size_t kMaxValues = 4096;
 
 // The value index a discrete coordinate holds, or -1 when inactive. Continuous parameters have no
 // values to count (cardinality 0), so whatever this returns for them is out of range.
@@ -22,7 +26,8 @@ AbsentValues::AbsentValues(const SearchSpace& space, const History& history) {
     size_t tried = 0, existed = 0;
   };
   std::vector<std::vector<Count>> counts(space.size());
-  for (size_t q = 0; q < space.size(); ++q) counts[q].resize(space.param(q).cardinality());
+  for (size_t q = 0; q < space.size(); ++q)
+    if (space.param(q).cardinality() <= kMaxValues) counts[q].resize(space.param(q).cardinality());
   size_t absent = 0;
   for (const Observation& o : history.all()) {
     const bool existed = o.state != TrialState::kInfeasible;

@@ -10,7 +10,8 @@
 // often as the parameter's most often existing value, about 3 of them would have (a false
 // exclusion at that rate happens with probability e^-3). On the Kernel Tuner spaces the rarest
 // value that exists at all exists 0.11 times as often as the space's average (smalltile's VWM 8),
-// while convolution's block_size_x 1 never does. Only discrete parameters are modelled.
+// while convolution's block_size_x 1 never does. Only discrete parameters of at most 4,096 values
+// are modelled.
 #pragma once
 
 #include <cstddef>

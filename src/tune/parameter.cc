@@ -8,6 +8,9 @@
 #include "tune/rng.h"
 
 namespace cprof::tune {
+namespace {
+constexpr double kMaxExactInt = 9007199254740992.0;  // 2^53: doubles hold every integer up to it
+}  // namespace
 
 const char* ParamTypeName(ParamType t) {
   switch (t) {
@@ -32,7 +35,11 @@ size_t Parameter::cardinality() const {
 }
 
 namespace {
-double GridValue(const Parameter& p, double idx) { return p.low + idx * p.step; }
+// 15 significant digits: the value the space file means. low + idx * step in binary is off in the
+// last bits (0.1 + 2 * 0.1 = 0.30000000000000004, and 0.7000000000000001 above a `high: 0.7`),
+// which the command would receive as text; the change is below 1e-15 relative.
+double Short(double v) { return std::strtod(fmt::format("{:.15g}", v).c_str(), nullptr); }
+double GridValue(const Parameter& p, double idx) { return std::min(Short(p.low + idx * p.step), p.high); }
 }  // namespace
 
 Value Parameter::ValueAt(double coord) const {
@@ -47,11 +54,9 @@ Value Parameter::ValueAt(double coord) const {
     case ParamType::kFloat: {
       if (!continuous()) return Value{GridValue(*this, std::round(coord))};
       coord = std::clamp(coord, 0.0, 1.0);
-      double v = log ? low * std::exp(coord * std::log(high / low)) : low + coord * (high - low);
-      // 15 significant digits: the round trip through the coordinate returns what the space file
-      // says (a log-scale default 0.01 came back as 0.010000000000000005, passed on so to the
-      // command), and sampled values print short; the change is below 1e-15 relative.
-      v = std::strtod(fmt::format("{:.15g}", v).c_str(), nullptr);
+      // Short: the round trip through the coordinate returns what the space file says (a
+      // log-scale default 0.01 came back as 0.010000000000000005), and sampled values print short.
+      double v = Short(log ? low * std::exp(coord * std::log(high / low)) : low + coord * (high - low));
       return Value{std::clamp(v, low, high)};
     }
   }
@@ -127,11 +132,27 @@ Status Parameter::Check() const {
       if (log && low <= 0) return bad("log scale needs low > 0");
       if (type == ParamType::kInt && (std::trunc(low) != low || std::trunc(high) != high))
         return bad("int bounds must be integers");
+      // Values are indexed by doubles, exact up to 2^53: beyond, neighbouring integers collapse
+      // (a high of 1e20 read as one value, a range of 2^63 overflowed the count of values).
+      if (type == ParamType::kInt && std::max(std::fabs(low), std::fabs(high)) > kMaxExactInt)
+        return bad(fmt::format("int bounds must lie within +-{} (2^53)", static_cast<int64_t>(kMaxExactInt)));
+      if (step > 0 && (high - low) / step > kMaxExactInt) return bad("more than 2^53 values between low and high");
       if (type == ParamType::kFloat && step < 0) return bad("step must be >= 0");
       break;
   }
-  if (default_value && !CoordOf(*default_value))
-    return bad(fmt::format("default {} is not one of its values", FormatValue(*default_value)));
+  if (default_value && !CoordOf(*default_value)) {
+    const bool text = std::holds_alternative<std::string>(*default_value);
+    const std::string shown = FormatValue(*default_value);
+    if (text && (type == ParamType::kInt || type == ParamType::kFloat))
+      return bad(fmt::format("default \"{}\" is text, not a number (written in quotes?)", shown));
+    // `values: ["1", "2"]` with `default: 1`: the same digits, one side text and one a number.
+    for (const Value& v : values)
+      if (FormatValue(v) == shown)
+        return bad(fmt::format("default {} is {} while the value {} is {}: quote both or neither", shown,
+                               text ? "text" : "a number", shown,
+                               std::holds_alternative<std::string>(v) ? "text" : "a number"));
+    return bad(fmt::format("default {} is not one of its values", shown));
+  }
   return Status::Ok();
 }
 

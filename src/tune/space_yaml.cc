@@ -54,16 +54,42 @@ constexpr std::string_view kParameterFields[] = {"name", "type",    "low",    "h
                                                  "log",  "default", "values", "condition", "fixes"};
 constexpr std::string_view kTopLevelKeys[] = {"parameters", "constraints", "env"};
 
+// A field given twice: yaml-cpp keeps both and n["low"] reads the first, so a second `low:` (or a
+// second `constraints:` section) would be dropped without a word.
 template <size_t N>
 Status CheckKeys(const YAML::Node& map, const std::string_view (&known)[N], const std::string& where) {
+  std::vector<std::string> seen;
   for (const auto& kv : map) {
     const std::string key = kv.first.Scalar();
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      return InvalidInput("{}: field '{}' given twice (again on line {})", where, key, kv.first.Mark().line + 1);
+    seen.push_back(key);
     if (std::find(std::begin(known), std::end(known), key) != std::end(known)) continue;
     std::string list;
     for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
     return InvalidInput("{}: unknown field '{}' (known: {})", where, key, list);
   }
   return Status::Ok();
+}
+
+// A scalar read as text; yaml-cpp's own conversion error says only "bad conversion".
+StatusOr<std::string> Text(const YAML::Node& n, const std::string& what) {
+  if (!n.IsScalar())
+    return InvalidInput("{}: expected text, got {}", what, n.IsSequence() ? "a list" : n.IsMap() ? "a mapping" : "nothing");
+  return n.Scalar();
+}
+
+// A number for an int or float parameter's default or fix: an int's must be a whole number (2.6
+// was rounded to 3 without a word). Text stays text for Parameter::Check to name.
+StatusOr<Value> ParameterValue(const Parameter& p, Value v, const std::string& what) {
+  std::optional<double> x = AsNumber(v);
+  if (!x) return v;
+  if (p.type == ParamType::kInt) {
+    if (std::trunc(*x) != *x) return InvalidInput("{}: {} is not an integer", what, FormatValue(v));
+    return Value{static_cast<int64_t>(*x)};
+  }
+  if (p.type == ParamType::kFloat) return Value{*x};
+  return v;
 }
 
 StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, std::string& condition,
@@ -73,63 +99,68 @@ StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, 
   std::string where = fmt::format("{}: line {}: parameter '{}'", origin, n.Mark().line + 1, name);
   if (!n.IsMap()) return InvalidInput("{}: expected a mapping of fields", where);
   RETURN_IF_ERROR(CheckKeys(n, kParameterFields, where));
-  std::string type = n["type"] ? n["type"].as<std::string>() : (n["values"] ? "ordinal" : "");
+  // An error in one field names that field's line (a parameter may span ten lines).
+  auto at = [&](const char* field) {
+    const YAML::Node& f = n[field];
+    return fmt::format("{}: line {}: parameter '{}': {}", origin, (f ? f : n).Mark().line + 1, name, field);
+  };
+  std::string type = n["values"] ? "ordinal" : "";
+  if (n["type"]) {
+    ASSIGN_OR_RETURN(type, Text(n["type"], at("type")));
+  }
   if (type == "int" || type == "integer") p.type = ParamType::kInt;
   else if (type == "float" || type == "real" || type == "double") p.type = ParamType::kFloat;
   else if (type == "categorical" || type == "choice") p.type = ParamType::kCategorical;
   else if (type == "ordinal" || type == "ordered") p.type = ParamType::kOrdinal;
   else return InvalidInput("{}: type must be int, float, categorical or ordinal (got '{}')", where, type);
 
-  if (p.type == ParamType::kInt || p.type == ParamType::kFloat) {
-    ASSIGN_OR_RETURN(p.low, Number(n["low"], where + ": low"));
-    ASSIGN_OR_RETURN(p.high, Number(n["high"], where + ": high"));
+  const bool numeric = p.type == ParamType::kInt || p.type == ParamType::kFloat;
+  for (const char* field : {"low", "high", "step", "log", "values"})
+    if (n[field] && numeric == (std::string_view(field) == "values"))
+      return InvalidInput("{}: applies to {} parameters only, not to {}", at(field),
+                          numeric ? "categorical and ordinal" : "int and float", ParamTypeName(p.type));
+  if (numeric) {
+    ASSIGN_OR_RETURN(p.low, Number(n["low"], at("low")));
+    ASSIGN_OR_RETURN(p.high, Number(n["high"], at("high")));
     if (n["step"]) {
-      ASSIGN_OR_RETURN(p.step, Number(n["step"], where + ": step"));
+      ASSIGN_OR_RETURN(p.step, Number(n["step"], at("step")));
     } else {
       p.step = p.type == ParamType::kInt ? 1 : 0;
     }
     if (n["log"]) {
-      ASSIGN_OR_RETURN(p.log, Bool(n["log"], where + ": log"));
+      ASSIGN_OR_RETURN(p.log, Bool(n["log"], at("log")));
     }
   } else {
     const YAML::Node& vals = n["values"];
     if (!vals || !vals.IsSequence() || vals.size() == 0)
       return InvalidInput("{}: needs a non-empty list of values", where);
     for (const auto& v : vals) {
-      if (!v.IsScalar()) return InvalidInput("{}: values must be scalars", where);
+      if (!v.IsScalar()) return InvalidInput("{}: values must be scalars", at("values"));
       p.values.push_back(ScalarValue(v));
     }
   }
   if (n["default"]) {
-    if (!n["default"].IsScalar()) return InvalidInput("{}: default must be a scalar", where);
-    Value d = ScalarValue(n["default"]);
-    if (p.type == ParamType::kInt) {
-      if (auto x = AsNumber(d)) d = Value{static_cast<int64_t>(std::llround(*x))};
-    } else if (p.type == ParamType::kFloat) {
-      if (auto x = AsNumber(d)) d = Value{*x};
-    }
-    p.default_value = d;
+    if (!n["default"].IsScalar()) return InvalidInput("{}: must be a scalar", at("default"));
+    ASSIGN_OR_RETURN(p.default_value, ParameterValue(p, ScalarValue(n["default"]), at("default")));
   }
   if (n["condition"]) {
-    condition = n["condition"].as<std::string>();
+    ASSIGN_OR_RETURN(condition, Text(n["condition"], at("condition")));
     condition_where = fmt::format("line {}", n["condition"].Mark().line + 1);
   }
-  RETURN_IF_ERROR(p.Check().WithContext(fmt::format("{}: line {}", origin, n.Mark().line + 1)));
+  // The default's own line when it is the default that is wrong.
+  RETURN_IF_ERROR(p.Check().WithContext(
+      fmt::format("{}: line {}", origin, (n["default"] ? n["default"] : n).Mark().line + 1)));
   if (const YAML::Node& fixes = n["fixes"]) {
-    if (!fixes.IsMap()) return InvalidInput("{}: 'fixes' must map finding categories to values", where);
+    if (!fixes.IsMap()) return InvalidInput("{}: must map finding categories to values", at("fixes"));
     for (const auto& kv : fixes) {
-      if (!kv.second.IsScalar()) return InvalidInput("{}: fixes.{} must be a scalar", where, kv.first.as<std::string>());
-      Value v = ScalarValue(kv.second);
-      if (p.type == ParamType::kInt) {
-        if (auto x = AsNumber(v)) v = Value{static_cast<int64_t>(std::llround(*x))};
-      } else if (p.type == ParamType::kFloat) {
-        if (auto x = AsNumber(v)) v = Value{*x};
-      }
+      const std::string category = kv.first.Scalar();
+      const std::string what = fmt::format("{}: line {}: parameter '{}': fixes.{}", origin,
+                                           kv.second.Mark().line + 1, name, category);
+      if (!kv.second.IsScalar()) return InvalidInput("{} must be a scalar", what);
+      ASSIGN_OR_RETURN(Value v, ParameterValue(p, ScalarValue(kv.second), what));
       // A fix the space cannot take would only be noticed when --from_diagnosis drops it.
-      if (!p.CoordOf(v))
-        return InvalidInput("{}: fixes.{}: {} is not one of its values", where, kv.first.as<std::string>(),
-                            FormatValue(v));
-      out.fixes[kv.first.as<std::string>()][name] = v;
+      if (!p.CoordOf(v)) return InvalidInput("{}: {} is not one of its values", what, FormatValue(v));
+      out.fixes[category][name] = v;
     }
   }
   return p;
@@ -162,23 +193,33 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
     if (params.IsSequence()) {
       for (const auto& n : params) {
         if (!n.IsMap() || !n["name"]) return InvalidInput("{}: every parameter needs a name", origin);
-        RETURN_IF_ERROR(add(n["name"].as<std::string>(), n));
+        ASSIGN_OR_RETURN(std::string name,
+                         Text(n["name"], fmt::format("{}: line {}: name", origin, n["name"].Mark().line + 1)));
+        RETURN_IF_ERROR(add(name, n));
       }
     } else if (params.IsMap()) {
-      for (const auto& kv : params) RETURN_IF_ERROR(add(kv.first.as<std::string>(), kv.second));
+      for (const auto& kv : params) RETURN_IF_ERROR(add(kv.first.Scalar(), kv.second));
     } else {
       return InvalidInput("{}: 'parameters' must be a list or a mapping", origin);
     }
     if (const YAML::Node& cons = root["constraints"]) {
       if (!cons.IsSequence()) return InvalidInput("{}: 'constraints' must be a list of expressions", origin);
       for (const auto& c : cons) {
-        def.constraints.push_back(c.as<std::string>());
+        ASSIGN_OR_RETURN(std::string text,
+                         Text(c, fmt::format("{}: line {}: constraint", origin, c.Mark().line + 1)));
+        def.constraints.push_back(std::move(text));
         def.constraint_where.push_back(fmt::format("line {}", c.Mark().line + 1));
       }
     }
     if (const YAML::Node& env = root["env"]) {
       if (!env.IsMap()) return InvalidInput("{}: 'env' must be a mapping", origin);
-      for (const auto& kv : env) out.env.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
+      for (const auto& kv : env) {
+        if (std::any_of(out.env.begin(), out.env.end(), [&](const auto& e) { return e.first == kv.first.Scalar(); }))
+          return InvalidInput("{}: line {}: env.{} given twice", origin, kv.first.Mark().line + 1, kv.first.Scalar());
+        const std::string what = fmt::format("{}: line {}: env.{}", origin, kv.second.Mark().line + 1, kv.first.Scalar());
+        ASSIGN_OR_RETURN(std::string value, Text(kv.second, what));
+        out.env.emplace_back(kv.first.Scalar(), std::move(value));
+      }
     }
   } catch (const YAML::Exception& e) {
     return InvalidInput("{}: line {}: {}", origin, e.mark.line + 1, e.msg);
