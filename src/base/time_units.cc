@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include <fmt/format.h>
@@ -62,32 +63,73 @@ std::optional<TimeNs> MicrosDoubleToNs(double us) {
   return static_cast<TimeNs>(ns);
 }
 
+namespace {
+
+struct DurationUnit {
+  std::string_view suffix;
+  int exp;        // ns per unit = mult x 10^exp
+  int64_t mult;
+};
+// Largest first: a compound duration ("1h30m") goes from larger units to smaller.
+constexpr DurationUnit kDurationUnits[] = {{"h", 9, 3600}, {"m", 9, 60}, {"s", 9, 1}, {"ms", 6, 1}, {"us", 3, 1},
+                                           {"ns", 0, 1}};
+
+// One number with its unit ("1.5h", "200ms"); nullopt when `text` is not one, or overflows.
+std::optional<TimeNs> ParseOneDuration(std::string_view text, size_t* unit) {
+  const size_t digits = text.find_first_not_of("+-0123456789.");
+  if (digits == std::string_view::npos || digits == 0) return std::nullopt;
+  const std::string_view suffix = text.substr(digits);
+  for (size_t u = 0; u < std::size(kDurationUnits); ++u) {
+    if (suffix != kDurationUnits[u].suffix) continue;
+    std::optional<TimeNs> ns = ParseDecimalScaledToNs(text.substr(0, digits), kDurationUnits[u].exp);
+    if (!ns || std::llabs(*ns) > std::numeric_limits<int64_t>::max() / kDurationUnits[u].mult) return std::nullopt;
+    *unit = u;
+    return *ns * kDurationUnits[u].mult;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 StatusOr<TimeNs> ParseDuration(std::string_view text) {
-  struct Unit {
-    std::string_view suffix;
-    int exp;
-  };
-  // Longest suffixes first so "ms" is not read as "s".
-  static constexpr Unit kUnits[] = {{"ns", 0}, {"us", 3}, {"ms", 6}, {"s", 9}};
-  for (const Unit& u : kUnits) {
-    if (text.size() > u.suffix.size() && text.ends_with(u.suffix)) {
-      auto ns = ParseDecimalScaledToNs(text.substr(0, text.size() - u.suffix.size()), u.exp);
-      if (!ns) break;
-      return *ns;
-    }
+  // Parts, each a number and its unit, units from larger to smaller: "90s", "1h30m", "2m30.5s".
+  // A sign goes only in front of the whole.
+  TimeNs total = 0;
+  size_t last_unit = 0;
+  bool first = true, negative = false;
+  std::string_view rest = text;
+  if (!rest.empty() && (rest[0] == '-' || rest[0] == '+')) {
+    negative = rest[0] == '-';
+    rest.remove_prefix(1);
   }
-  for (auto [suffix, mult] : {std::pair<std::string_view, int64_t>{"m", 60}, {"h", 3600}}) {
-    if (text.size() > 1 && text.ends_with(suffix)) {
-      auto s = ParseDecimalScaledToNs(text.substr(0, text.size() - 1), 9);
-      if (!s) break;
-      return *s * mult;
+  while (!rest.empty()) {
+    // A part ends where the letters of its unit end.
+    size_t end = rest.find_first_not_of("0123456789.");
+    if (end != std::string_view::npos) end = rest.find_first_of("0123456789.", end);
+    const std::string_view part = rest.substr(0, end);
+    size_t unit = 0;
+    std::optional<TimeNs> ns = ParseOneDuration(part, &unit);
+    if (!ns || part[0] == '+' || part[0] == '-') {
+      total = -1;
+      break;
     }
+    if (!first && unit <= last_unit)
+      return InvalidInput("'{}' is not a duration: give its parts from larger units to smaller, each once, "
+                          "e.g. 1h30m or 2m30s",
+                          text);
+    if (*ns > std::numeric_limits<int64_t>::max() - total)
+      return InvalidInput("'{}' is not a duration: too long", text);
+    total += *ns;
+    last_unit = unit;
+    first = false;
+    rest.remove_prefix(part.size());
   }
+  if (!first && total >= 0) return negative ? -total : total;
   if (ParseDecimalScaledToNs(text, 9)) {  // a bare number: which unit was meant is a guess
     return InvalidInput("'{0}' is not a duration: give a unit, e.g. {0}s or {0}ms (ns, us, ms, s, m, h)", text);
   }
   return InvalidInput("'{}' is not a duration: write a number with a unit (ns, us, ms, s, m, h), "
-                      "e.g. 300s or 200ms",
+                      "e.g. 300s, 200ms or 1h30m",
                       text);
 }
 

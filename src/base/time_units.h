@@ -31,7 +31,9 @@ std::optional<TimeNs> ParseDecimalScaledToNs(std::string_view text, int scale_ex
 // text was not kept; nullopt for NaN, infinities and values outside int64 ns.
 std::optional<TimeNs> MicrosDoubleToNs(double us);
 
-// Parses a command-line duration that must carry a unit: ns, us, ms, s, m, h ("300s", "1.5ms").
+// Parses a command-line duration that must carry a unit: ns, us, ms, s, m, h ("300s", "1.5ms"),
+// or several, from larger units to smaller ("1h30m", "2m30s"). Every command's durations go
+// through this one parser.
 StatusOr<TimeNs> ParseDuration(std::string_view text);
 
 // Parses "A:B" (each a duration, either may be empty for open) relative to a trace's start.

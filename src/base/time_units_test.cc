@@ -28,6 +28,17 @@ TEST(TimeUnitsTest, DurationsNeedAUnit) {
   EXPECT_NE(ParseDuration("300").status().message().find("give a unit, e.g. 300s or 300ms"), std::string::npos)
       << ParseDuration("300").status().message();
   EXPECT_EQ(ParseDuration("abc").status().code(), StatusCode::kInvalidInput);
+  // Compound durations, larger units first (tune --timeout 1h30m was refused).
+  EXPECT_EQ(*ParseDuration("1h30m"), 5400 * kNsPerS);
+  EXPECT_EQ(*ParseDuration("2m30s"), 150 * kNsPerS);
+  EXPECT_EQ(*ParseDuration("1m0.5s"), 60500 * kNsPerMs);
+  EXPECT_EQ(*ParseDuration("1s250ms"), 1250 * kNsPerMs);
+  EXPECT_EQ(*ParseDuration("-1s500ms"), -1500 * kNsPerMs);
+  EXPECT_NE(ParseDuration("30s1m").status().message().find("from larger units to smaller"), std::string::npos);
+  EXPECT_FALSE(ParseDuration("1s1s").ok());
+  EXPECT_FALSE(ParseDuration("1h30").ok());
+  EXPECT_FALSE(ParseDuration("1h-30m").ok());
+  EXPECT_FALSE(ParseDuration("h").ok());
   auto r = ParseTimeRange("1s:2s");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r->start, kNsPerS);
