@@ -5,7 +5,8 @@ Same semantics as cann-profiler's replay evaluator (src/tune/replay_evaluator.h)
   - the objective of a configuration is the mean of its `times` (some files overwrote `time`);
   - a configuration absent from the cache violates a hidden constraint: told as FAIL, costs no
     evaluation;
-  - a record whose `time` is an error string failed: told as FAIL, costs one evaluation;
+  - a record whose `time` is an error string (or 1e20, NaN or negative, as older Kernel Tuner
+    versions wrote) failed: told as FAIL, costs one evaluation;
   - a configuration Optuna proposes again is answered from what was measured and costs nothing
     (Optuna's TPE may repeat itself; ours never does).
 Optuna sees only the parameter lists (`tune_params`), as suggest_categorical choices — exactly what
@@ -48,8 +49,10 @@ def load(path):
         key = tuple(rec[k] for k in keys)
         t = rec.get("time")
         times = [x for x in rec.get("times") or [] if isinstance(x, (int, float))]
-        if isinstance(t, str):
-            table[key] = None  # failed: costs one evaluation
+        if isinstance(t, str) or (isinstance(t, (int, float)) and not 0 <= t < 1e20):
+            # failed: costs one evaluation. Older Kernel Tuner versions marked it with a time of
+            # 1e20; NaN and negative times are no measurement either.
+            table[key] = None
         elif times:
             table[key] = statistics.fmean(times)
         elif isinstance(t, (int, float)):

@@ -14,6 +14,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr double kErrorTime = 1e20;  // Kernel Tuner's old mark of a failed configuration
+
 std::optional<Value> JsonValue(const json& j) {
   if (j.is_number_integer()) return Value{j.get<int64_t>()};
   if (j.is_number_float()) return Value{j.get<double>()};
@@ -22,8 +24,43 @@ std::optional<Value> JsonValue(const json& j) {
   return std::nullopt;
 }
 
-StatusOr<json> ParseJson(std::string_view text, const std::string& origin) {
+// Python's json module writes NaN, Infinity and -Infinity (not JSON) for such floats, as a cache
+// may hold for a derived metric of a failed configuration; read as null outside strings.
+std::string NonFiniteAsNull(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    bool replaced = false;
+    for (std::string_view token : {"-Infinity", "Infinity", "NaN"})
+      if (text.substr(i, token.size()) == token) {
+        out += "null";
+        i += token.size() - 1;
+        replaced = true;
+        break;
+      }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
+StatusOr<json> ParseJson(std::string_view given, const std::string& origin) {
+  std::string sanitized;
+  std::string_view text = given;
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() && (given.find("NaN") != std::string_view::npos || given.find("Infinity") != std::string_view::npos)) {
+    sanitized = NonFiniteAsNull(given);
+    text = sanitized;
+    j = json::parse(text.begin(), text.end(), nullptr, false);
+  }
   if (j.is_discarded()) {
     // Kernel Tuner writes its cache incrementally; an unfinished file lacks the closing braces.
     std::string fixed(text);
@@ -148,7 +185,11 @@ StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const st
       for (const json& t : rec["times"])
         if (t.is_number()) r.times.push_back(t.get<double>());
     if (time.is_string()) {
-      r.error = time.get<std::string>();
+      r.error = time.get<std::string>().empty() ? "InvalidConfig" : time.get<std::string>();
+    } else if (time.is_number() && !(time.get<double>() >= 0 && time.get<double>() < kErrorTime)) {
+      // Kernel Tuner before its error strings marked a failed configuration with a time of 1e20;
+      // a negative time is no measurement either (autotuning_methodology reads both so).
+      r.error = fmt::format("InvalidConfig (time {})", time.get<double>());
     } else if (!r.times.empty()) {
       double sum = 0;
       for (double t : r.times) sum += t;

@@ -7,7 +7,9 @@
 // Format: {"tune_params_keys": [...], "tune_params": {name: [values]}, "restrictions": [...]?,
 // "cache": {"v1,v2,...": {name: value, ..., "time": t | "ErrorString", "times": [...]}}}.
 // The objective of a record is the mean of `times` (some files overwrote `time`); a record whose
-// `time` is a string (CompilationFailedConfig, RuntimeFailedConfig, ...) failed with that reason.
+// `time` is a string (CompilationFailedConfig, RuntimeFailedConfig, ...) failed with that reason;
+// so did one whose `time` is 1e20 (older Kernel Tuner versions), negative, or NaN (Python writes
+// NaN and Infinity tokens, read here as null).
 // A file cut off before its closing braces (Kernel Tuner appends as it goes) is read as complete.
 #pragma once
 
