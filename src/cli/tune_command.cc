@@ -6,10 +6,15 @@
 //
 // Progress goes to stderr (one line per trial); the result to stdout or --output: text, or with
 // --json one JSON line with best_value, best_params, trials and the study's history.
-// Exit codes: 0 a best configuration was found; 1 every trial failed; 2 bad input; 3 internal.
+// Exit codes: 0 a best configuration was found; 1 every trial failed (or none finished within
+// --time); 2 bad input, found before the first trial or from the study's first trials; 3 internal.
+// What is printed: tune_summary.h.
 #include <fmt/format.h>
 
+#include <errno.h>
 #include <signal.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +28,7 @@
 #include "base/time_units.h"
 #include "cli/commands.h"
 #include "cli/tune_html_report.h"
+#include "cli/tune_summary.h"
 #include "cli/tune_trace_objective.h"
 #include "import/import_trace.h"
 #include "report/diagnose/diagnosis_json.h"
@@ -61,7 +67,7 @@ struct TuneCliOptions {
   std::vector<std::string> env;
   std::vector<std::string> regex;
   bool shell = false;
-  int remeasure = -1;  // -1: 3 for commands, 0 for replay
+  std::optional<int> remeasure;  // default: 3 for commands, 0 for replay
   bool no_default = false;
   bool quiet = false;
   OutputOptions output;
@@ -74,23 +80,25 @@ StatusOr<std::pair<std::string, std::string>> SplitAssignment(const std::string&
   return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
 }
 
-std::string FormatValueText(double v) { return fmt::format("{:.6g}", v); }
-
-nlohmann::ordered_json ParamsJson(const std::map<std::string, std::string>& params) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& [k, v] : params) {
-    // Numbers as numbers, so scripts can use them directly.
-    char* end = nullptr;
-    long long i = std::strtoll(v.c_str(), &end, 10);
-    if (!v.empty() && *end == '\0') {
-      j[k] = i;
-      continue;
-    }
-    double d = std::strtod(v.c_str(), &end);
-    if (!v.empty() && *end == '\0' && std::isfinite(d)) j[k] = d;
-    else j[k] = v;
-  }
-  return j;
+// An output file named by `option` (-o, --report, --runtime_adjustment) must be writable when the
+// study ends: checked before the first trial, as a storage URL is (it was found out after the
+// study, whose results were lost with --storage memory). The file itself is written at the end,
+// into a temporary file renamed over it: here only its folder is checked.
+Status CheckOutputWritable(const std::string& path, std::string_view option) {
+  if (path.empty() || path == "-") return Status::Ok();
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return InvalidInput("{} '{}': is a folder; give a file name", option, path);
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!std::filesystem::exists(dir, ec))
+    return InvalidInput("{} '{}': the folder {} does not exist (it is written when the study ends)", option, path,
+                        dir.string());
+  if (!std::filesystem::is_directory(dir, ec)) return InvalidInput("{} '{}': {} is not a folder", option, path, dir.string());
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return InvalidInput("{} '{}': cannot write in {}: {} (it is written when the study ends)", option, path,
+                        dir.string(), ::strerror(errno));
+  return Status::Ok();
 }
 
 // The chosen configuration as runtime_adjustment.yaml (the schema recommend-runtime writes), to
@@ -153,14 +161,18 @@ Status TraceEachTrial(std::vector<TraceObjective> objectives, CommandSpec* spec)
   std::filesystem::remove_all(probe, ec);
   spec->wrapper = {self.string(), "trace", "--scope", "framework", "-o", "{output}", "--"};
   spec->wrapper_log_prefix = "cann-profiler: ";
-  spec->read_output = [objectives = std::move(objectives)](
-                          const std::string& file) -> StatusOr<std::map<std::string, double>> {
+  spec->read_output = [objectives = std::move(objectives)](const std::string& file) -> StatusOr<OutputMetrics> {
     ASSIGN_OR_RETURN(Trace trace, ImportTrace(file));
-    std::map<std::string, double> values;
+    OutputMetrics out;
     for (const TraceObjective& t : objectives) {
-      ASSIGN_OR_RETURN(values[t.name()], t.Value(trace));
+      StatusOr<double> v = t.Value(trace);
+      // No such span: absent, as an objective the command never printed, so that a misspelt span
+      // name stops the study at the first trial (trial_outcome.h) instead of failing every trial.
+      if (!v.ok() && v.status().code() == StatusCode::kNotFound) out.absent[t.name()] = v.status().message();
+      else if (!v.ok()) return v.status();
+      else out.values[t.name()] = *v;
     }
-    return values;
+    return out;
   };
   return Status::Ok();
 }
@@ -184,6 +196,11 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     return InvalidInput("tune: give the command to run after `--` (or --replay CACHE.json.gz)");
   if (!o.replay.empty() && !o.command.empty()) return InvalidInput("tune: --replay and a command exclude each other");
   if (o.repeats < 1) return InvalidInput("--repeats must be at least 1");
+  if (o.remeasure && *o.remeasure < 0)
+    return InvalidInput("--remeasure {}: must be 0 (no re-measurement) or more", *o.remeasure);
+  RETURN_IF_ERROR(CheckOutputWritable(o.output.output, "--output"));
+  RETURN_IF_ERROR(CheckOutputWritable(o.report, "--report"));
+  RETURN_IF_ERROR(CheckOutputWritable(o.runtime_adjustment, "--runtime_adjustment"));
   if (o.workers < 1 || o.workers > 1024) return InvalidInput("--workers must be between 1 and 1024");
   if (o.budget < 1) return InvalidInput("--budget must be positive");
   {
@@ -271,6 +288,18 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     }
     if (!traced.empty()) RETURN_IF_ERROR(TraceEachTrial(std::move(traced), &spec));
     ASSIGN_OR_RETURN(auto runner, TrialRunner::Create(spec, space));
+    // Once, before the first trial: a parameter the command never receives is tuned for nothing.
+    if (std::vector<std::string> unused = ParametersNotPassed(spec, space); !unused.empty()) {
+      std::vector<std::string> env_names;
+      for (const std::string& name : unused) env_names.push_back(ParamEnvName(name));
+      const bool one = unused.size() == 1;
+      ctx.err << fmt::format(
+          "warning: parameter{} {} of {} appear{} nowhere in the command as {{name}} nor in an env entry: unless "
+          "the program reads {} from the environment, tuning {} changes nothing\n",
+          one ? "" : "s", fmt::join(unused, ", "), o.space.empty() ? "the space" : o.space, one ? "s" : "",
+          fmt::join(env_names, ", "), one ? "it" : "them");
+      ctx.err.flush();
+    }
     evaluator = std::move(runner);
     identity = "command:";
     for (const std::string& a : o.command) identity += a + '\x1f';
@@ -313,7 +342,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       }
     }
   }
-  topt.remeasure_top = o.remeasure >= 0 ? o.remeasure : (o.replay.empty() ? 3 : 0);
+  topt.remeasure_top = o.remeasure.value_or(o.replay.empty() ? 3 : 0);
   topt.remeasure_repeats = std::max(3, o.repeats);
   topt.fingerprint_extra = identity;
   topt.study_name = o.study.empty() ? "tune-" + StudyFingerprint(space, topt.objectives, identity).substr(0, 12)
@@ -335,44 +364,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   }
 
   ProgressFn progress;
-  // Configurations found infeasible (absent from a replay cache) cost nothing and can outnumber
-  // evaluations a hundred to one: they are counted into the next line instead of one line each.
-  int64_t infeasible_unreported = 0;
-  if (!o.quiet) {
-    progress = [&ctx, &topt, &infeasible_unreported](const Progress& p) {
-      if (const Remeasured* m = p.remeasured) {
-        // Each configuration runs max(3, --repeats) more times here: minutes of silence otherwise.
-        ctx.err << fmt::format("[re-measured {}/{}] trial {}{}: {} = {} [{}, {}] (95% CI, n={}){}\n",
-                               p.evaluations, p.budget, m->number,
-                               m->role == "candidate" ? "" : " (the " + m->role + ", again for the result)",
-                               m->objective, FormatValueText(m->mean), FormatValueText(m->ci_low),
-                               FormatValueText(m->ci_high), m->n, m->raced_away ? kRacedAwayNote : "");
-        ctx.err.flush();
-        return;
-      }
-      const TrialSummary& t = *p.trial;
-      if (t.state == TrialState::kInfeasible) {
-        ++infeasible_unreported;
-        return;
-      }
-      std::string skipped =
-          infeasible_unreported ? fmt::format(" (after {} infeasible)", std::exchange(infeasible_unreported, 0)) : "";
-      std::string what;
-      if (t.state == TrialState::kComplete) {
-        for (const ObjectiveSpec& obj : topt.objectives)
-          if (auto it = t.metrics.find(obj.name); it != t.metrics.end())
-            what += fmt::format("{}{}={}", what.empty() ? "" : " ", obj.name, FormatValueText(it->second));
-        if (what.empty() && !t.metrics.empty())
-          what = t.metrics.begin()->first + "=" + FormatValueText(t.metrics.begin()->second);
-      } else {
-        what = std::string(TrialStateName(t.state)) + (t.reason.empty() ? "" : ": " + t.reason);
-      }
-      std::string eta = p.eta_s >= 0 ? " eta " + FormatRemaining(p.eta_s) : "";
-      ctx.err << fmt::format("[{}/{}] trial {}{} {} | best {}{} | {}\n", p.evaluations, p.budget, t.number, skipped, what,
-                             p.best_value ? FormatValueText(*p.best_value) : "-", eta, ParamsText(t.params));
-      ctx.err.flush();
-    };
-  }
+  if (!o.quiet) progress = TuneProgressPrinter(ctx.err, topt.objectives);
 
   // Ctrl-C (SIGINT), SIGTERM and SIGHUP reach only this process: the trials run in process groups
   // of their own. Pass the signal on to them, stop, and die of it once they are cleaned up.
@@ -395,133 +387,13 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   if (!study.ok()) return study.status();
   TuneResult r = std::move(*study);
 
-  int64_t failed = 0, infeasible = 0;
-  for (const TrialSummary& t : r.trials) {
-    failed += t.state == TrialState::kFailed;
-    infeasible += t.state == TrialState::kInfeasible;
-  }
-  std::string objective_name = topt.objectives.empty() ? "" : topt.objectives[0].name;
-  if (objective_name.empty() && r.best && !r.trials[*r.best].metrics.empty())
-    objective_name = r.trials[*r.best].metrics.begin()->first;
-  auto value_of = [&](const TrialSummary& t) -> std::optional<double> {
-    auto it = t.metrics.find(objective_name);
-    if (it == t.metrics.end()) return std::nullopt;
-    return it->second;
-  };
-  // A re-measured trial is reported by its mean.
-  const Remeasured* best_rem = r.best ? RemeasuredOf(r, *r.best) : nullptr;
-  const Remeasured* default_rem = r.default_trial ? RemeasuredOf(r, *r.default_trial) : nullptr;
-  std::optional<double> best_value = best_rem ? best_rem->mean : r.best ? value_of(r.trials[*r.best]) : std::nullopt;
-  std::optional<double> default_value = default_rem           ? default_rem->mean
-                                        : r.default_trial ? value_of(r.trials[*r.default_trial])
-                                                          : std::nullopt;
-  bool maximize = !topt.objectives.empty() && topt.objectives[0].maximize;
-  std::optional<double> improvement;  // relative, positive = better than the default
-  if (best_value && default_value && *default_value != 0)
-    improvement = maximize ? (*best_value - *default_value) / std::fabs(*default_value)
-                           : (*default_value - *best_value) / std::fabs(*default_value);
-  // Whether the best's and the default's intervals overlap (the improvement may be noise); unknown
-  // unless both were re-measured.
-  std::optional<bool> within_noise;
-  if (best_rem && default_rem && best_rem != default_rem)
-    within_noise = best_rem->ci_low <= default_rem->ci_high && default_rem->ci_low <= best_rem->ci_high;
-
-  // Every configuration of an enumerable space was tried before the budget ran out.
-  const auto* all = space.Enumerated();
-  const bool exhausted = all && r.evaluations < topt.budget && r.trials.size() >= all->size();
-  std::string text;
-  if (format == "json") {
-    nlohmann::ordered_json doc = NewJsonDocument("tune");
-    doc["study"] = r.study_name;
-    doc["storage"] = storage_url;
-    doc["objective"] = FormatObjectives(topt.objectives);
-    doc["best_value"] = best_value ? nlohmann::ordered_json(*best_value) : nlohmann::ordered_json(nullptr);
-    doc["best_params"] = r.best ? ParamsJson(r.trials[*r.best].params) : nlohmann::ordered_json(nullptr);
-    doc["best_trial"] = r.best ? nlohmann::ordered_json(r.trials[*r.best].number) : nlohmann::ordered_json(nullptr);
-    doc["trials"] = r.evaluations;
-    doc["failed"] = failed;
-    doc["infeasible"] = infeasible;
-    doc["resumed"] = r.resumed;
-    doc["space_exhausted"] = exhausted;
-    doc["default_value"] = default_value ? nlohmann::ordered_json(*default_value) : nlohmann::ordered_json(nullptr);
-    doc["improvement_over_default"] = improvement ? nlohmann::ordered_json(*improvement) : nlohmann::ordered_json(nullptr);
-    doc["improvement_within_noise"] =
-        within_noise ? nlohmann::ordered_json(*within_noise) : nlohmann::ordered_json(nullptr);
-    for (const auto* list : {&r.remeasure_candidates, &r.remeasured}) {
-      nlohmann::ordered_json rem = nlohmann::ordered_json::array();
-      for (const Remeasured& m : *list)
-        rem.push_back({{"trial", m.number}, {"params", ParamsJson(m.params)}, {"objective", m.objective},
-                       {"role", m.role}, {"n", m.n}, {"mean", m.mean}, {"ci95_low", m.ci_low},
-                       {"ci95_high", m.ci_high}, {"raced_away", m.raced_away}});
-      doc[list == &r.remeasured ? "remeasured" : "remeasure_candidates"] = rem;
-    }
-    if (!r.pareto.empty()) {
-      nlohmann::ordered_json front = nlohmann::ordered_json::array();
-      for (size_t i : r.pareto)
-        front.push_back({{"trial", r.trials[i].number}, {"params", ParamsJson(r.trials[i].params)},
-                         {"metrics", r.trials[i].metrics}});
-      doc["pareto_front"] = front;
-    }
-    nlohmann::ordered_json hist = nlohmann::ordered_json::array();
-    for (const TrialSummary& t : r.trials) {
-      if (t.state == TrialState::kInfeasible) continue;  // replay: thousands of free lookups
-      nlohmann::ordered_json h = {{"number", t.number}, {"state", TrialStateName(t.state)},
-                                  {"params", ParamsJson(t.params)}, {"sampler", t.sampler}};
-      if (t.state == TrialState::kComplete) h["metrics"] = t.metrics;
-      if (!t.reason.empty()) h["reason"] = t.reason;
-      hist.push_back(std::move(h));
-    }
-    doc["history"] = hist;
-    text = doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-  } else {
-    text += fmt::format("study {} ({}): {} evaluations ({} failed), {} infeasible, {} resumed\n", r.study_name,
-                        storage_url, r.evaluations, failed, infeasible, r.resumed);
-    if (exhausted)
-      text += fmt::format("the space is exhausted: all {} configurations were tried, fewer than --budget {}\n",
-                          space.Enumerated()->size(), topt.budget);
-    auto interval = [](const Remeasured* m) {
-      return m ? fmt::format(" [{}, {}] (95% CI, n={})", FormatValueText(m->ci_low), FormatValueText(m->ci_high), m->n)
-               : std::string();
-    };
-    if (r.best) {
-      const TrialSummary& b = r.trials[*r.best];
-      text += fmt::format("best     {} = {}{} (trial {})\n         {}\n", objective_name,
-                          best_value ? FormatValueText(*best_value) : "?", interval(best_rem), b.number,
-                          ParamsText(b.params));
-    } else {
-      text += "best     none: no trial succeeded\n";
-    }
-    if (!r.remeasure_candidates.empty())
-      text += "chosen by fresh runs (then the best and the default were measured again for their lines):\n";
-    for (const Remeasured& m : r.remeasure_candidates)
-      text += fmt::format("  trial {}: {} = {} [{}, {}] (95% CI, n={}){}\n", m.number, m.objective,
-                          FormatValueText(m.mean), FormatValueText(m.ci_low), FormatValueText(m.ci_high), m.n,
-                          r.best && m.number == r.trials[*r.best].number ? " <- chosen"
-                          : m.raced_away                                 ? kRacedAwayNote
-                                                                         : "");
-    const bool default_is_best = r.best && r.default_trial && *r.best == *r.default_trial;
-    if (default_value) {
-      text += fmt::format("default  {} = {}{}{}{}\n", objective_name, FormatValueText(*default_value),
-                          interval(default_rem),
-                          default_is_best ? " -> the default is the best configuration found"
-                          : improvement ? " -> " + ImprovementText(100 * *improvement)
-                                        : "",
-                          within_noise.value_or(false) ? " (within the noise: the intervals overlap)" : "");
-    } else if (r.default_trial && r.trials[*r.default_trial].state == TrialState::kFailed) {
-      // Without this line a failing baseline looks like a study that never ran it.
-      text += fmt::format("default  failed: {}\n", r.trials[*r.default_trial].reason);
-    }
-    if (!r.pareto.empty()) {
-      text += "pareto front\n";
-      for (size_t i : r.pareto) {
-        std::string vals;
-        for (const ObjectiveSpec& obj : topt.objectives)
-          if (auto it = r.trials[i].metrics.find(obj.name); it != r.trials[i].metrics.end())
-            vals += fmt::format("{}{}={}", vals.empty() ? "" : " ", obj.name, FormatValueText(it->second));
-        text += fmt::format("  trial {}: {} | {}\n", r.trials[i].number, vals, ParamsText(r.trials[i].params));
-      }
-    }
-  }
+  const TuneSummaryInput summary{r, topt, space, storage_url};
+  const TuneOutcome outcome = TuneOutcomeOf(summary);
+  const std::string& objective_name = outcome.objective;
+  const std::optional<double>& best_value = outcome.best_value;
+  const std::optional<double>& improvement = outcome.improvement;
+  const bool maximize = outcome.maximize;
+  const std::string text = format == "json" ? TuneSummaryJson(summary) : TuneSummaryText(summary);
   RETURN_IF_ERROR(WriteOutput(o.output, text, ctx));
   if (!o.report.empty()) {
     std::string command_text = o.replay.empty() ? fmt::format("{}", fmt::join(o.command, " ")) : "replay " + o.replay;
@@ -557,11 +429,12 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_option("--budget", o->budget, "evaluations in the whole study, failed ones included (default 100)");
   cmd->add_option(
       "--time", o->time,
-      "the whole run's wall time (\"30m\"): the search stops early enough to leave the re-measurement of "
-      "--remeasure its expected time");
+      "the whole run's wall time (\"30m\", \"1h30m\"): the search stops early enough to leave the "
+      "re-measurement of --remeasure its expected time; a trial still running then is stopped and left to "
+      "the rerun (not failed), and the re-measurement is cut short");
   cmd->add_option("--sampler", o->sampler, "auto (default), gp, tpe, evolution or random");
   cmd->add_option("--repeats", o->repeats, "measurements per configuration; clearly worse ones stop early (racing)");
-  cmd->add_option("--timeout", o->timeout, "kill a trial's process group after this long (\"60s\"); the trial fails");
+  cmd->add_option("--timeout", o->timeout, "kill a trial's process group after this long (\"60s\", \"2m30s\"); the trial fails");
   cmd->add_option(
       "--storage", o->storage,
       "sqlite://study.db (relative; sqlite:///abs/path.db; default: sqlite://cann-tune.db; memory with "

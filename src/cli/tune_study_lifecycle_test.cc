@@ -1,6 +1,6 @@
 // A tune study's life through the real binary: resume after kill -9 with nothing lost or
-// repeated, kill -9 ending the running trial, Ctrl-C stopping it and the rerun running it, and
-// two processes sharing one SQLite study.
+// repeated, kill -9 ending the running trial, Ctrl-C stopping it and the rerun running it, the
+// rerun after a study stopped for its setup, and two processes sharing one SQLite study.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -190,6 +190,39 @@ TEST(TuneCommandTest, InterruptStopsTheRunningTrialAndTheRerunRunsIt) {
   EXPECT_EQ(after[0].first, before[0].first);
   for (const auto& [k, st] : after) EXPECT_EQ(st, "complete") << k;
   EXPECT_EQ(Lines(w.log).size(), 4u) << "the interrupted trial runs again, the others once";
+}
+
+// The study stops (exit 2) when its first 3 trials, the default among them, time out alike; the
+// advice is a longer --timeout and a rerun. That rerun used to resume with the 3 kept as failed:
+// the default never ran again (no baseline) and 3 of the budget were gone. They are reopened
+// instead: the rerun runs them, the default first, and the whole budget.
+TEST(TuneCommandTest, AStudyStoppedByItsSetupRerunsThoseTrialsAfterTheFix) {
+  Workload w = MakeWorkload("setup_fixed", 0.6);
+  std::ofstream(w.space) << "parameters:\n  - {name: x, type: int, low: 0, high: 9, default: 3}\n"
+                            "  - {name: y, type: int, low: 0, high: 9, default: 6}\n";
+  auto run = [&](const std::string& timeout) {
+    std::vector<std::string> args = {kBinary,   "tune", "--space", w.space, "--storage", "sqlite://" + w.db,
+                                     "--budget", "5",   "--seed",  "1",     "--remeasure", "0",
+                                     "--report", "",    "--timeout", timeout, "--"};
+    args.insert(args.end(), w.command.begin(), w.command.end());
+    return RunProcess(args, {}, 600 * kNsPerS, "/tmp");
+  };
+  ProcessResult r = run("300ms");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("the rerun that resumes the study runs these 3 trials again"), std::string::npos) << r.err;
+  std::vector<std::pair<std::string, std::string>> stopped = Trials(w.db);
+  ASSERT_EQ(stopped.size(), 3u);
+  for (const auto& [key, state] : stopped) EXPECT_EQ(state, "running") << key;
+
+  r = run("5s");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("5 evaluations (0 failed), 0 infeasible, 0 resumed"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("default  failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("default  ms = 1"), std::string::npos) << r.out;  // (3, 6): the baseline ran
+  std::vector<std::pair<std::string, std::string>> after = Trials(w.db);
+  ASSERT_EQ(after.size(), 5u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(after[i].first, stopped[i].first);
+  for (const auto& [key, state] : after) EXPECT_EQ(state, "complete") << key;
 }
 
 TEST(TuneCommandTest, TwoProcessesShareOneSqliteStudy) {

@@ -1,9 +1,12 @@
 // Trace-measured tune objectives: parsing the name, and the value in one trial's trace.
 #include "cli/tune_trace_objective.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <map>
 #include <numeric>
 #include <vector>
 
@@ -31,6 +34,22 @@ std::vector<Step> SpansOf(const Trace& trace, const std::string& name) {
   }
   std::sort(out.begin(), out.end(), [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
   return out;
+}
+
+// " (it has: decode, prefill, ... and 3 more)": the names of the trace's ended spans, the most
+// frequent first, so that a misspelt span name shows the right one.
+std::string SpanNamesText(const Trace& trace) {
+  std::map<std::string_view, int64_t> count;
+  for (uint32_t i = 0; i < trace.slices.size(); ++i)
+    if (trace.slices.dur_ns[i] >= 0) ++count[trace.Str(trace.slices.name_id[i])];
+  if (count.empty()) return " (it has no spans)";
+  std::vector<std::pair<std::string_view, int64_t>> names(count.begin(), count.end());
+  std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  constexpr size_t kShown = 12;
+  std::string text;
+  for (size_t i = 0; i < names.size() && i < kShown; ++i) text += (i ? ", " : "") + std::string(names[i].first);
+  if (names.size() > kShown) text += fmt::format(" ... and {} more", names.size() - kShown);
+  return " (it has: " + text + ")";
 }
 
 }  // namespace
@@ -86,11 +105,14 @@ StatusOr<double> TraceObjective::Value(const Trace& trace) const {
   std::vector<Step> spans = spans_ == "run" ? std::vector<Step>() : SpansOf(trace, spans_);
   if (stat_ == "count") return static_cast<double>(spans.size());
   if (spans.empty() && spans_ != "run") {
+    // NotFound: the objective is absent from this trial (the study judges whether it ever appears).
     if (spans_ == "step")
-      return InvalidInput("no steps in the trial's trace (no ProfilerStep#N, step annotations or repeated top-level "
-                          "spans) for '{}'",
-                          name_);
-    return InvalidInput("no span named '{}' in the trial's trace for '{}'", spans_, name_);
+      return Status(StatusCode::kNotFound,
+                    fmt::format("no steps in the trial's trace (no ProfilerStep#N, step annotations or repeated "
+                                "top-level spans) for '{}'{}",
+                                name_, SpanNamesText(trace)));
+    return Status(StatusCode::kNotFound,
+                  fmt::format("no span named '{}' in the trial's trace for '{}'{}", spans_, name_, SpanNamesText(trace)));
   }
   if (metric_) return RunValue(trace, spans, *metric_, {});
   std::vector<double> ms;

@@ -29,8 +29,9 @@ namespace cprof::cli {
 
 class TraceObjective {
  public:
-  // The objective's value in `trace`; kInvalidInput saying what the trace lacks (no steps, no
-  // span of that name, no counter track).
+  // The objective's value in `trace`; kNotFound when it has no steps or no span of that name
+  // (listing the span names it has, the most frequent first), else kInvalidInput saying what it
+  // lacks (no counter track).
   StatusOr<double> Value(const Trace& trace) const;
 
   const std::string& name() const { return name_; }

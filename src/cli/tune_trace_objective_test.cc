@@ -78,6 +78,12 @@ TEST_F(TuneTraceObjectiveTest, WhatTheTraceLacksIsAnErrorNamingIt) {
   auto v = (*spans)->Value(trace_);
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.status().message().find("no span named 'prefill'"), std::string::npos) << v.status().message();
+  // NotFound (the study stops at the first trial when no trial ever has it), naming the spans the
+  // trace has, the most frequent first: a misspelt name shows the right one.
+  EXPECT_EQ(v.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(v.status().message().find("(it has: decode, ProfilerStep#0, ProfilerStep#1, ProfilerStep#2, ProfilerStep#3)"),
+            std::string::npos)
+      << v.status().message();
 
   // A registry metric over a missing span says the same, not "no steps".
   auto rate = ParseTraceObjective("throughput(prefill)");

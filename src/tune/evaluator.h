@@ -7,6 +7,7 @@
 // Evaluate may be called from several worker threads at once; implementations are thread-safe.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 
@@ -21,11 +22,17 @@ struct EvalResult {
   // Values reported that are not finite numbers, by name: what they are ("is NaN", "is infinite",
   // "is a string (\"12.5\"), not a number"); an objective among them fails the trial so.
   std::map<std::string, std::string> not_numbers;
+  // Values the evaluation looked for and did not find, by name: why, saying what there was instead
+  // ("no span named 'decodee' in the trial's trace (it has: decode, prefill)"). An objective among
+  // them is absent from the output, as one the command never printed (trial_outcome.h).
+  std::map<std::string, std::string> absent;
   std::string reason;                      // why it failed / is infeasible
   // Failed because the command exited non-zero with a message on stderr (the reason quotes its
   // last line): the same one on the study's first trials means the command itself is wrong.
   bool exit_error = false;
   bool timed_out = false;                  // failed because it ran past the timeout
+  // Stopped at the run's deadline (SetDeadline): says nothing about the configuration.
+  bool past_deadline = false;
   double seconds = 0;                      // wall time the evaluation took
 };
 
@@ -34,6 +41,10 @@ class Evaluator {
   virtual ~Evaluator() = default;
   // `params`: name -> value text of the active parameters (SearchSpace::Named).
   virtual EvalResult Evaluate(const std::map<std::string, std::string>& params, Rng& rng) = 0;
+  // Evaluations running at `deadline` are stopped then, and none starts after it: they return
+  // past_deadline (`tune --time`). Called before any Evaluate, or between them; the default ignores
+  // it (instant evaluators such as a replay).
+  virtual void SetDeadline(std::chrono::steady_clock::time_point deadline) { (void)deadline; }
 };
 
 }  // namespace cprof::tune

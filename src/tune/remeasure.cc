@@ -10,10 +10,16 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "tune/racing.h"
+#include "tune/trial_runner.h"
 
 namespace cprof::tune {
 namespace {
+
+// Why a stage stopped before its planned measurements.
+enum class Stop { kNo, kTime, kSignal };
 
 // `n` fresh measurements of each configuration in `trials` (indices into result.trials), appended
 // to `out` with its role, each reported to `done` as it is finished. One measurement of each in
@@ -21,35 +27,56 @@ namespace {
 // turn from the second on, a configuration whose values are clearly worse than those of the best
 // mean still running (racing.h, one-sided Welch t-test at 5%) is measured no more: it is finished
 // then, `raced_away`. `stream` keeps the stages' random draws apart (a replay with noise,
-// test evaluators).
-void MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::string>& roles, bool race, int n,
+// test evaluators). At `deadline`, or on a signal (InterruptTrials), it stops: the configurations
+// keep the measurements they have (none are reported to `done` after a signal: the run is over).
+Stop MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::string>& roles, bool race, int n,
                  uint64_t stream, const ObjectiveSpec& objective, Evaluator& evaluator, const TuneResult& result,
-                 const std::function<void(const Remeasured&)>& done, std::vector<Remeasured>* out) {
+                 std::chrono::steady_clock::time_point deadline, const std::function<void(const Remeasured&)>& done,
+                 std::vector<Remeasured>* out) {
   std::vector<std::vector<double>> xs(trials.size());  // minimized: negated when maximizing
+  std::vector<int> failed(trials.size(), 0);
+  std::vector<std::string> last_failure(trials.size());
   std::vector<Rng> rngs;
   for (size_t i : trials) rngs.push_back(Rng::ForTrial(stream, static_cast<uint64_t>(result.trials[i].number)));
   const double sign = objective.maximize ? -1 : 1;
+  Stop stop = Stop::kNo;
   auto measure = [&](size_t k) {
+    if (TrialsInterrupted()) stop = Stop::kSignal;
+    else if (std::chrono::steady_clock::now() >= deadline) stop = Stop::kTime;
+    if (stop != Stop::kNo) return;
     EvalResult e = evaluator.Evaluate(result.trials[trials[k]].params, rngs[k]);
-    if (e.state != TrialState::kComplete) return;
-    if (auto it = e.metrics.find(objective.name); it != e.metrics.end() && std::isfinite(it->second))
+    if (TrialsInterrupted()) stop = Stop::kSignal;
+    else if (e.past_deadline) stop = Stop::kTime;
+    if (stop != Stop::kNo) return;
+    auto it = e.metrics.find(objective.name);
+    if (e.state == TrialState::kComplete && it != e.metrics.end() && std::isfinite(it->second)) {
       xs[k].push_back(sign * it->second);
+      return;
+    }
+    ++failed[k];
+    last_failure[k] = e.state == TrialState::kComplete ? "no finite '" + objective.name + "' in its output" : e.reason;
   };
   std::vector<std::optional<Remeasured>> finished(trials.size());
   auto finish = [&](size_t k, bool raced_away) {
     const TrialSummary& t = result.trials[trials[k]];
     std::vector<double> values = xs[k];
     for (double& v : values) v *= sign;
-    MeanInterval ci = MeanConfidenceInterval(values);
+    MeanInterval ci = values.empty() ? MeanInterval{} : MeanConfidenceInterval(values);
     finished[k] =
-        Remeasured{t.number, t.params, objective.name, values.size(), ci.mean, ci.low, ci.high, roles[k], raced_away};
-    if (done) done(*finished[k]);
+        Remeasured{t.number, t.params, objective.name, values.size(), ci.mean, ci.low, ci.high, roles[k], raced_away, {}};
+    std::string& why = finished[k]->shortfall;
+    if (stop == Stop::kTime) why = "--time ran out";
+    if (stop == Stop::kSignal) why = "interrupted";
+    if (failed[k] > 0)
+      why += fmt::format("{}{} run{} failed: {}", why.empty() ? "" : "; ", failed[k], failed[k] == 1 ? "" : "s",
+                         last_failure[k]);
+    if (done && stop != Stop::kSignal) done(*finished[k]);
   };
   auto mean = [&](size_t k) { return std::accumulate(xs[k].begin(), xs[k].end(), 0.0) / xs[k].size(); };
-  for (int r = 0; r < n; ++r) {
+  for (int r = 0; r < n && stop == Stop::kNo; ++r) {
     for (size_t k = 0; k < trials.size(); ++k)
       if (!finished[k]) measure(k);
-    if (!race || r + 1 == n) continue;
+    if (!race || r + 1 == n || stop != Stop::kNo) continue;
     std::optional<size_t> lead;
     for (size_t k = 0; k < trials.size(); ++k)
       if (!finished[k] && !xs[k].empty() && (!lead || mean(k) < mean(*lead))) lead = k;
@@ -61,6 +88,7 @@ void MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::strin
   for (size_t k = 0; k < trials.size(); ++k)
     if (!finished[k]) finish(k, false);
   for (std::optional<Remeasured>& m : finished) out->push_back(std::move(*m));
+  return stop;
 }
 
 }  // namespace
@@ -74,7 +102,7 @@ std::chrono::nanoseconds RemeasureReserve(const TuneOptions& options, double sec
 }
 
 void RemeasureBest(const TuneOptions& options, const ObjectiveSpec& objective, Evaluator& evaluator,
-                   const ProgressFn& progress, TuneResult* result) {
+                   const ProgressFn& progress, TuneResult* result, std::chrono::steady_clock::time_point deadline) {
   std::vector<size_t> order;
   for (size_t i = 0; i < result->trials.size(); ++i)
     if (result->trials[i].state == TrialState::kComplete && Minimized({objective}, result->trials[i].metrics))
@@ -87,22 +115,30 @@ void RemeasureBest(const TuneOptions& options, const ObjectiveSpec& objective, E
   if (def && std::find(order.begin(), order.end(), *def) == order.end() &&
       result->trials[*def].state == TrialState::kComplete && Minimized({objective}, result->trials[*def].metrics))
     order.push_back(*def);
-  if (order.empty()) return;
+  if (order.empty() || TrialsInterrupted()) return;
+  if (std::chrono::steady_clock::now() >= deadline) {
+    result->remeasure_end = RemeasureEnd::kSkipped;
+    return;
+  }
   const int n = RemeasureRepeats(options);
-  size_t reported = def ? 2 : 1;  // configurations stage 2 measures: 1 when the default is chosen
-  int64_t finished = 0;
+  // Each stage counts its own configurations: how many the second measures is known only once
+  // the first has chosen (1 when it chose the default), and a total across both went 1/3, 2/2.
+  int64_t finished = 0, stage_size = static_cast<int64_t>(order.size());
   auto done = [&](const Remeasured& m) {
     if (!progress) return;
     Progress p;
     p.evaluations = ++finished;
-    p.budget = static_cast<int64_t>(order.size() + reported);
+    p.budget = stage_size;
     p.remeasured = &m;
     progress(p);
   };
 
   // Stage 1: choose by fresh means, racing away the clearly worse.
-  MeasureAnew(order, std::vector<std::string>(order.size(), "candidate"), true, n, options.seed ^ 0x7e3a, objective,
-              evaluator, *result, done, &result->remeasure_candidates);
+  Stop stop = MeasureAnew(order, std::vector<std::string>(order.size(), "candidate"), true, n,
+                          options.seed ^ 0x7e3a, objective, evaluator, *result, deadline, done,
+                          &result->remeasure_candidates);
+  result->remeasure_end = stop == Stop::kTime ? RemeasureEnd::kCutShort : RemeasureEnd::kWhole;
+  if (stop == Stop::kSignal) return;
   const double sign = objective.maximize ? -1 : 1;
   std::optional<size_t> chosen;  // index into order
   for (size_t k = 0; k < order.size(); ++k) {
@@ -110,16 +146,19 @@ void RemeasureBest(const TuneOptions& options, const ObjectiveSpec& objective, E
     if (m.n == 0 || m.raced_away) continue;
     if (!chosen || sign * m.mean < sign * result->remeasure_candidates[*chosen].mean) chosen = k;
   }
-  if (!chosen) return;  // every fresh measurement failed: the search's best stands
+  if (!chosen) return;  // every fresh measurement failed or was cut: the search's best stands
   result->best = order[*chosen];
+  if (stop == Stop::kTime) return;  // no time to measure the report's values: the search's stand
 
   // Stage 2: what is reported, measured after the choice and so independent of it.
   std::vector<size_t> report = {order[*chosen]};
   if (def && *def != order[*chosen] && std::find(order.begin(), order.end(), *def) != order.end())
     report.push_back(*def);
-  reported = report.size();
-  MeasureAnew(report, {"best", "default"}, false, n, options.seed ^ 0x5e1ec7, objective, evaluator, *result, done,
-              &result->remeasured);
+  finished = 0;
+  stage_size = static_cast<int64_t>(report.size());
+  stop = MeasureAnew(report, {"best", "default"}, false, n, options.seed ^ 0x5e1ec7, objective, evaluator, *result,
+                     deadline, done, &result->remeasured);
+  if (stop == Stop::kTime) result->remeasure_end = RemeasureEnd::kCutShort;
   if (result->remeasured.front().n > 0) result->remeasured_best = 0;
 }
 

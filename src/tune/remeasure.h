@@ -32,8 +32,13 @@ std::chrono::nanoseconds RemeasureReserve(const TuneOptions& options, double sec
 
 // Fills result->remeasure_candidates (stage 1: the top configurations by their search values,
 // then the default unless among them), result->remeasured (stage 2: the chosen one, then the
-// default unless it is the chosen one), result->remeasured_best (0) and result->best.
+// default unless it is the chosen one), result->remeasured_best (0), result->best and
+// result->remeasure_end. `deadline` (--time): nothing starts after it and the running measurement
+// stops there (Evaluator::SetDeadline); a stage it cuts keeps the measurements it has, each
+// configuration's `shortfall` says so, and stage 2 is not started (the search's values stand).
+// Skipped when the deadline has passed. A signal (InterruptTrials) stops it without reporting.
 void RemeasureBest(const TuneOptions& options, const ObjectiveSpec& objective, Evaluator& evaluator,
-                   const ProgressFn& progress, TuneResult* result);
+                   const ProgressFn& progress, TuneResult* result,
+                   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 }  // namespace cprof::tune

@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "tune/space_file.h"
+#include "tune/trial_runner.h"
 
 namespace cprof::tune {
 namespace {
@@ -67,6 +70,113 @@ TEST(RemeasureTest, PureNoiseReportsNoImprovementOnAverage) {
     std::printf("repeats %d: mean reported improvement %+.2f%% over %d seeds\n", repeats, 100 * mean, n);
     EXPECT_LT(std::fabs(mean), 0.02) << "--repeats " << repeats;
   }
+}
+
+// Every configuration takes 100 ms and measures 16 - x (the default, x = 0, is the worst); the
+// evaluator keeps to its deadline as the trial runner does (stopped there, past_deadline).
+class DeadlineEvaluator : public Evaluator {
+ public:
+  EvalResult Evaluate(const std::map<std::string, std::string>& p, Rng&) override {
+    EvalResult r;
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+    std::this_thread::sleep_until(std::min(end, deadline_));
+    if (std::chrono::steady_clock::now() < end) {
+      r.past_deadline = true;
+      r.reason = "stopped at the run's time limit";
+      return r;
+    }
+    r.state = TrialState::kComplete;
+    r.metrics["t"] = 16 - std::stod(p.at("x"));
+    return r;
+  }
+  void SetDeadline(std::chrono::steady_clock::time_point d) override { deadline_ = d; }
+
+ private:
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+};
+
+// A searched study of 4 trials (the default x = 0 first), not yet re-measured.
+TuneResult Searched(Evaluator& eval, TuneOptions* o) {
+  auto file = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 15, default: 0}\n", "x.yaml");
+  EXPECT_TRUE(file.ok());
+  auto store = MakeMemoryStorage();
+  o->study_name = "deadline";
+  o->budget = 4;
+  o->seed = 1;
+  o->sampler = "random";
+  o->objectives = {{"t", false}};
+  o->remeasure_top = 0;
+  auto r = RunStudy(file->space, eval, *store, *o);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  o->remeasure_top = 2;
+  o->remeasure_repeats = 3;
+  return std::move(r).value();
+}
+
+// --time bounds the re-measurement too: it is skipped when the time is up before it, and cut at
+// the deadline during it (the running measurement is stopped there and not counted), each
+// configuration saying why it has fewer runs; the second stage is not started then.
+TEST(RemeasureTest, TimeLimitSkipsOrCutsTheRemeasurement) {
+  DeadlineEvaluator eval;
+  TuneOptions o;
+  TuneResult r = Searched(eval, &o);
+  RemeasureBest(o, o.objectives[0], eval, nullptr, &r, std::chrono::steady_clock::now());
+  EXPECT_EQ(r.remeasure_end, RemeasureEnd::kSkipped);
+  EXPECT_TRUE(r.remeasure_candidates.empty());
+
+  r = Searched(eval, &o);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
+  eval.SetDeadline(deadline);
+  std::vector<std::string> lines;
+  RemeasureBest(o, o.objectives[0], eval, [&](const Progress& p) { lines.push_back(p.remeasured->shortfall); }, &r,
+                deadline);
+  EXPECT_LT(std::chrono::steady_clock::now(), deadline + std::chrono::milliseconds(40)) << "ran past the deadline";
+  EXPECT_EQ(r.remeasure_end, RemeasureEnd::kCutShort);
+  ASSERT_EQ(r.remeasure_candidates.size(), 3u);  // the best 2 and the default, 3 runs each planned
+  size_t runs = 0;
+  for (const Remeasured& m : r.remeasure_candidates) {
+    runs += m.n;
+    EXPECT_EQ(m.shortfall, "--time ran out") << m.number;
+  }
+  EXPECT_EQ(runs, 2u);  // 250 ms: 2 runs of 100 ms, the 3rd stopped
+  EXPECT_TRUE(r.remeasured.empty());
+  EXPECT_EQ(lines.size(), 3u);
+}
+
+// Runs that fail are left out of a configuration's fresh values, and it says how many failed.
+TEST(RemeasureTest, FailedRunsAreCountedOut) {
+  class Flaky : public Evaluator {
+   public:
+    EvalResult Evaluate(const std::map<std::string, std::string>&, Rng&) override {
+      EvalResult r;
+      if (++calls_ > 1) {
+        r.reason = "exit code 1: flaky";
+        return r;
+      }
+      r.state = TrialState::kComplete;
+      r.metrics["t"] = 2;
+      return r;
+    }
+
+   private:
+    int calls_ = 0;
+  } eval;
+  auto file = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 15, default: 0}\n", "x.yaml");
+  ASSERT_TRUE(file.ok());
+  auto store = MakeMemoryStorage();
+  TuneOptions o;
+  o.study_name = "flaky";
+  o.budget = 1;
+  o.objectives = {{"t", false}};
+  o.remeasure_top = 1;
+  o.remeasure_repeats = 3;
+  auto r = RunStudy(file->space, eval, *store, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->remeasure_candidates.size(), 1u);
+  EXPECT_EQ(r->remeasure_candidates[0].n, 0u);
+  EXPECT_EQ(r->remeasure_candidates[0].shortfall, "3 runs failed: exit code 1: flaky");
+  EXPECT_TRUE(r->remeasured.empty());  // nothing to report: the search's value stands
+  EXPECT_EQ(RemeasuredOf(*r, *r->best), nullptr);
 }
 
 }  // namespace

@@ -57,7 +57,8 @@ class StudyStorage {
   // The names of the studies in the store, oldest first.
   virtual StatusOr<std::vector<std::string>> StudyNames() = 0;
   // The trials of the study numbered from_number and up, by number. A finished trial (complete,
-  // failed, infeasible) never changes, so a study loop re-reads only from its first unfinished one.
+  // failed, infeasible) never changes, so a study loop re-reads only from its first unfinished one
+  // (except the trials a study reopens as it stops for a wrong setup: see Finish).
   virtual StatusOr<std::vector<TrialRecord>> LoadTrialsFrom(int64_t study, int64_t from_number) = 0;
   // Every trial of the study, by number.
   StatusOr<std::vector<TrialRecord>> LoadTrials(int64_t study) { return LoadTrialsFrom(study, 0); }
@@ -67,7 +68,9 @@ class StudyStorage {
   // full: kResourceLimit and nothing changes (the check and the insert are one transaction).
   virtual StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& proposal,
                                                        int64_t budget) = 0;
-  // Writes state, metrics, measurements, reason, finished_at of trial `t.id`.
+  // Writes state, metrics, measurements, reason, finished_at of trial `t.id`. State running reopens
+  // a finished trial (tuner.cc, when the study's first trials failed alike: its setup is wrong,
+  // not their configurations); the process doing so stops, and the next run claims it.
   virtual Status Finish(const TrialRecord& t) = 0;
   // Hands running trial `id` from `from_worker` to `to_worker` (compare-and-set); false if it is no
   // longer running under `from_worker`.

@@ -21,6 +21,7 @@ std::optional<ObjectiveProblem> CheckObjectives(const std::vector<ObjectiveSpec>
   // An objective that is absent says more than one printed as NaN: it comes first.
   for (const ObjectiveSpec& o : objs) {
     if (r.metrics.count(o.name) || r.not_numbers.count(o.name)) continue;
+    if (auto why = r.absent.find(o.name); why != r.absent.end()) return ObjectiveProblem{why->second, true};
     if (names.empty())
       return ObjectiveProblem{
           fmt::format("no objective '{}' in the output (it reports nothing: print a JSON line like "
@@ -87,8 +88,8 @@ std::string WithoutParameterValues(std::string reason, const std::string& params
 
 }  // namespace
 
-std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& trials,
-                                             const std::optional<std::string>& default_key) {
+std::optional<StartFailure> SameFailureFromTheStart(const std::vector<TrialRecord>& trials,
+                                                   const std::optional<std::string>& default_key) {
   // Without a default that is known to work, 3 configurations failing alike may be a bad region.
   const size_t needed = default_key ? 3 : 5;
   std::vector<const TrialRecord*> first;
@@ -106,15 +107,22 @@ std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& tr
   if (!quoted) return std::nullopt;
   const std::string which = default_key ? "the first 3 trials, the default configuration among them,"
                                         : fmt::format("the first {} trials", needed);
+  StartFailure stop;
+  for (const TrialRecord* t : first) stop.trials.push_back(t->id);
+  // They say nothing about their configurations: the rerun runs them again (the default among
+  // them is the baseline), and they cost no budget.
+  const std::string rerun = fmt::format(" (the rerun that resumes the study runs these {} trials again)", needed);
   // The command line or its environment is wrong (argparse's "unrecognized arguments", a missing
   // module, a command that waits for input), not a configuration: the budget would go the same way.
   if (quoted->reason.rfind("timed out", 0) == 0)
-    return InvalidInput(
+    stop.usage = InvalidInput(
         "{} {}; run the command by hand to see whether it finishes (it may be waiting for input), or give a "
-        "longer --timeout, then rerun",
-        which, quoted->reason);
-  return InvalidInput("{} failed the same way: {}; fix the command (run it by hand to see), then rerun", which,
-                      quoted->reason);
+        "longer --timeout, then rerun{}",
+        which, quoted->reason, rerun);
+  else
+    stop.usage = InvalidInput("{} failed the same way: {}; fix the command (run it by hand to see), then rerun{}",
+                              which, quoted->reason, rerun);
+  return stop;
 }
 
 }  // namespace cprof::tune

@@ -8,6 +8,7 @@
 //     the same non-zero exit and the same stderr message (argparse's "unrecognized arguments"),
 //     or all timed out (a command that waits for input, a --timeout far too short); the first 5
 //     when the space has no default.
+// Either way the trials that showed it are left to run again when the study resumes.
 //
 //   if (auto p = CheckObjectives(objs, eval_result)) fail_with(p->reason);
 //   if (p->absent) if (auto usage = ObjectiveNeverReported(store_records, trial)) return *usage;
@@ -39,12 +40,18 @@ std::optional<ObjectiveProblem> CheckObjectives(const std::vector<ObjectiveSpec>
 // nullopt when some trial has: then `trial` fails with its reason.
 std::optional<Status> ObjectiveNeverReported(const std::vector<TrialRecord>& trials, const TrialRecord& trial);
 
+struct StartFailure {
+  Status usage;                 // quotes the default's reason (the first trial's without a default)
+  std::vector<int64_t> trials;  // the record ids of the trials that failed alike: to run again
+};
+
 // The usage error shown when the study's first 3 evaluated trials (complete or failed, by number)
 // all failed with the same reason once each one's parameter values are taken out of it ("--thread
 // 4" and "--thread 8" read alike), one of them is the default configuration (`default_key`), and
-// no trial is complete; else nullopt. The message quotes the default's reason. A space without a
-// default needs the first 5 trials to fail alike, and the first one's reason is quoted.
-std::optional<Status> SameFailureFromTheStart(const std::vector<TrialRecord>& trials,
-                                             const std::optional<std::string>& default_key);
+// no trial is complete; else nullopt. A space without a default needs the first 5 trials to fail
+// alike. Those trials say nothing about their configurations: the study reopens them
+// (tuner.cc), so that the rerun after the fix measures them, the default first.
+std::optional<StartFailure> SameFailureFromTheStart(const std::vector<TrialRecord>& trials,
+                                                   const std::optional<std::string>& default_key);
 
 }  // namespace cprof::tune

@@ -67,8 +67,10 @@ TEST(TrialOutcomeTest, FirstFailuresAlikeWithTheDefault) {
                                     rec(S::kFailed, "a", why), rec(S::kPending, "p", ""), rec(S::kFailed, "b", why)};
   auto stop = SameFailureFromTheStart(three, "d");
   ASSERT_TRUE(stop);
-  EXPECT_EQ(stop->message(), "the first 3 trials, the default configuration among them, failed the same way: " + why +
-                                 "; fix the command (run it by hand to see), then rerun");
+  EXPECT_EQ(stop->usage.message(), "the first 3 trials, the default configuration among them, failed the same way: " + why +
+                                 "; fix the command (run it by hand to see), then rerun (the rerun that resumes the "
+                                 "study runs these 3 trials again)");
+  EXPECT_EQ(stop->trials.size(), 3u);
   EXPECT_FALSE(SameFailureFromTheStart(three, "x"));                 // the default is not among them
   EXPECT_FALSE(SameFailureFromTheStart({three[0], three[2]}, "d"));  // two only
   std::vector<TrialRecord> other = three;
@@ -88,8 +90,8 @@ TEST(TrialOutcomeTest, FirstFailuresAlikeWithTheDefault) {
   std::vector<TrialRecord> quoted = {quoting("d", "4", "nchw"), quoting("a", "16", "nhwc"), quoting("b", "1", "nchw")};
   stop = SameFailureFromTheStart(quoted, "d");
   ASSERT_TRUE(stop);
-  EXPECT_NE(stop->message().find("failed the same way: " + quoted[0].reason + ";"), std::string::npos)
-      << stop->message();
+  EXPECT_NE(stop->usage.message().find("failed the same way: " + quoted[0].reason + ";"), std::string::npos)
+      << stop->usage.message();
   quoted[1].reason += " x16";  // differs by more than its values
   EXPECT_FALSE(SameFailureFromTheStart(quoted, "d"));
   // Neither the exit code nor a word the value is part of ("v12") is taken for a value.
@@ -106,9 +108,10 @@ TEST(TrialOutcomeTest, FirstFailuresAlikeWithTheDefault) {
   std::vector<TrialRecord> hung = {rec(S::kFailed, "d", slow), rec(S::kFailed, "a", slow), rec(S::kFailed, "b", slow)};
   stop = SameFailureFromTheStart(hung, "d");
   ASSERT_TRUE(stop);
-  EXPECT_EQ(stop->message(),
+  EXPECT_EQ(stop->usage.message(),
             "the first 3 trials, the default configuration among them, timed out after 1s; run the command by hand to "
-            "see whether it finishes (it may be waiting for input), or give a longer --timeout, then rerun");
+            "see whether it finishes (it may be waiting for input), or give a longer --timeout, then rerun (the rerun "
+            "that resumes the study runs these 3 trials again)");
   hung[1].reason = "exit code 1: boom";
   EXPECT_FALSE(SameFailureFromTheStart(hung, "d"));
 
@@ -119,8 +122,10 @@ TEST(TrialOutcomeTest, FirstFailuresAlikeWithTheDefault) {
   no_default.push_back(rec(S::kFailed, "f", why));
   stop = SameFailureFromTheStart(no_default, std::nullopt);
   ASSERT_TRUE(stop);
-  EXPECT_EQ(stop->message(),
-            "the first 5 trials failed the same way: " + why + "; fix the command (run it by hand to see), then rerun");
+  EXPECT_EQ(stop->usage.message(),
+            "the first 5 trials failed the same way: " + why +
+                "; fix the command (run it by hand to see), then rerun (the rerun that resumes the study runs "
+                "these 5 trials again)");
   no_default[4].reason = "exit code 1: out of memory";
   EXPECT_FALSE(SameFailureFromTheStart(no_default, std::nullopt));
 
@@ -271,8 +276,28 @@ TEST(TrialOutcomeTest, TheSameExitErrorOnTheFirstThreeTrialsStopsTheStudy) {
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
   EXPECT_EQ(r.status().message(),
             "the first 3 trials, the default configuration among them, failed the same way: " + why +
-                "; fix the command (run it by hand to see), then rerun");
+                "; fix the command (run it by hand to see), then rerun (the rerun that resumes the study runs "
+                "these 3 trials again)");
   EXPECT_EQ(refused.calls, 3);
+  // They say nothing about their configurations: reopened, under no worker, outcome cleared, so
+  // that the rerun after the fix runs them (the default first) within the budget.
+  auto opened = store->OpenStudy("outcome", StudyFingerprint(space, Options("t", 20).objectives, ""));
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  auto kept = store->LoadTrials(*opened);
+  ASSERT_TRUE(kept.ok());
+  ASSERT_EQ(kept->size(), 3u);
+  for (const TrialRecord& t : *kept) {
+    EXPECT_EQ(t.state, TrialState::kPending) << t.number;
+    EXPECT_EQ(t.worker, "") << t.number;
+    EXPECT_EQ(t.reason, "") << t.number;
+  }
+  FnEvaluator fixed([](int x) { return Complete({{"t", 1.0 + x}}); });
+  auto rerun = RunStudy(space, fixed, *store, Options("t", 5));
+  ASSERT_TRUE(rerun.ok()) << rerun.status().message();
+  EXPECT_EQ(rerun->evaluations, 5);
+  EXPECT_EQ(rerun->resumed, 0);
+  ASSERT_TRUE(rerun->default_trial);
+  EXPECT_EQ(rerun->trials[*rerun->default_trial].state, TrialState::kComplete);
   // The message quotes the trial's own value: the same failure all the same.
   FnEvaluator quoting([](int x) {
     EvalResult e;
@@ -312,7 +337,9 @@ TEST(TrialOutcomeTest, TheSameExitErrorOnTheFirstThreeTrialsStopsTheStudy) {
   r = RunStudy(no_default->space, refused_again, *store, Options("t", 20));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
-            "the first 5 trials failed the same way: " + why + "; fix the command (run it by hand to see), then rerun");
+            "the first 5 trials failed the same way: " + why +
+                "; fix the command (run it by hand to see), then rerun (the rerun that resumes the study runs "
+                "these 5 trials again)");
   EXPECT_EQ(refused_again.calls, 5);
   // Failures that differ beyond their values, or a configuration that works: the budget runs.
   FnEvaluator varied([](int x) {

@@ -240,6 +240,31 @@ std::vector<std::string> SubstituteArguments(const std::vector<std::string>& arg
   return out;
 }
 
+std::vector<std::string> ParametersNotPassed(const CommandSpec& spec, const SearchSpace& space) {
+  std::vector<std::string> templates = spec.argv;
+  for (const auto& [k, v] : spec.env) templates.push_back(v);
+  std::vector<std::string> out;
+  for (const Parameter& p : space.params()) {
+    // Substituted with a marker for it and nothing for the others: the marker shows where it is
+    // named (the templates passed TrialRunner::Create's check, so every placeholder is known).
+    std::map<std::string, std::string> probe;
+    for (const Parameter& q : space.params()) probe[q.name] = "";
+    probe[p.name] = std::string(1, '\x01');
+    const bool named = std::any_of(templates.begin(), templates.end(), [&](const std::string& t) {
+      StatusOr<std::string> s = SubstituteParams(t, probe);
+      return s.ok() && s->find('\x01') != std::string::npos;
+    });
+    if (!named) out.push_back(p.name);
+  }
+  return out;
+}
+
+std::string ParamEnvName(const std::string& name) {
+  std::string upper = "CPROF_PARAM_";
+  for (char c : name) upper += std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(static_cast<unsigned char>(c)) : '_';
+  return upper;
+}
+
 std::string ShellQuote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
@@ -247,7 +272,7 @@ std::string ShellQuote(const std::string& s) {
 }
 
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
-                         TimeNs timeout_ns, const std::string& cwd) {
+                         TimeNs timeout_ns, const std::string& cwd, std::chrono::steady_clock::time_point stop_at) {
   ProcessResult r;
   if (argv.empty()) {
     r.spawn_error = "empty command";
@@ -255,6 +280,10 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
   }
   if (int sig = g_interrupt_signal.load()) {
     r.spawn_error = fmt::format("not started: interrupted by {}", SignalName(sig));
+    return r;
+  }
+  if (std::chrono::steady_clock::now() >= stop_at) {
+    r.past_deadline = true;
     return r;
   }
   // Everything the child needs is prepared before fork.
@@ -316,8 +345,9 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
     return r;
   }
 
-  auto deadline = timeout_ns > 0 ? start + std::chrono::nanoseconds(timeout_ns)
-                                 : std::chrono::steady_clock::time_point::max();
+  const auto timeout_at = timeout_ns > 0 ? start + std::chrono::nanoseconds(timeout_ns)
+                                         : std::chrono::steady_clock::time_point::max();
+  const auto deadline = std::min(timeout_at, stop_at);
   bool out_open = true, err_open = true, exited = false;
   int wstatus = 0;
   std::chrono::steady_clock::time_point exited_at;
@@ -325,7 +355,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
   while (out_open || err_open || !exited) {
     auto now = std::chrono::steady_clock::now();
     if (!exited && now >= deadline) {
-      r.timed_out = true;
+      (now >= timeout_at ? r.timed_out : r.past_deadline) = true;
       ::kill(-pid, SIGTERM);
       for (int i = 0; i < 40 && ::waitpid(pid, &wstatus, WNOHANG) == 0; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -366,7 +396,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
   if (r.out.size() > kMaxOut) r.out.erase(0, r.out.size() - kMaxOut);
   if (r.err.size() > kMaxErr) r.err.erase(0, r.err.size() - kMaxErr);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!r.timed_out) {
+  if (!r.timed_out && !r.past_deadline) {
     if (WIFEXITED(wstatus)) r.exit_code = WEXITSTATUS(wstatus);
     else if (WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);
   }
@@ -475,11 +505,7 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
     }
   } remove_dir{dir};
   std::vector<std::pair<std::string, std::string>> env;
-  for (const auto& [k, v] : params) {
-    std::string upper;
-    for (char c : k) upper += std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(static_cast<unsigned char>(c)) : '_';
-    env.emplace_back("CPROF_PARAM_" + upper, v);
-  }
+  for (const auto& [k, v] : params) env.emplace_back(ParamEnvName(k), v);
   for (const auto& [k, tmpl] : spec_.env) {
     auto s = SubstituteParams(tmpl, params);
     if (s.ok()) env.emplace_back(k, *s);
@@ -488,8 +514,14 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
     std::erase_if(env, [](const auto& kv) { return kv.first == "TMPDIR"; });
     env.emplace_back("TMPDIR", dir);
   }
-  ProcessResult p = RunProcess(argv, env, spec_.timeout_ns, spec_.cwd);
+  ProcessResult p = RunProcess(argv, env, spec_.timeout_ns, spec_.cwd, deadline_.load());
   res.seconds = p.seconds;
+  if (p.past_deadline) {
+    res.state = TrialState::kFailed;
+    res.reason = "stopped at the run's time limit";
+    res.past_deadline = true;
+    return res;
+  }
   if (!p.spawn_error.empty()) {
     res.state = TrialState::kFailed;
     res.reason = p.spawn_error;
@@ -526,10 +558,12 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
       res.reason = measured.status().message();
       return res;
     }
-    for (const auto& [k, v] : *measured) {
+    for (const auto& [k, v] : measured->values) {
       res.metrics[k] = v;
       res.not_numbers.erase(k);
     }
+    for (const auto& [k, why] : measured->absent)
+      if (!res.metrics.count(k) && !res.not_numbers.count(k)) res.absent[k] = why;
   }
   return res;
 }

@@ -24,6 +24,8 @@
 // measures more (a tracer) and adds what it wrote. Thread-safe: workers run trials concurrently.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -40,6 +42,13 @@
 
 namespace cprof::tune {
 
+// What a wrapper's output gave: values by name, and those it was asked for and lacks, with why
+// (EvalResult::absent).
+struct OutputMetrics {
+  std::map<std::string, double> values;
+  std::map<std::string, std::string> absent;
+};
+
 struct CommandSpec {
   std::vector<std::string> argv;                          // templates
   std::vector<std::pair<std::string, std::string>> env;   // name -> template
@@ -50,10 +59,10 @@ struct CommandSpec {
   // When set, each trial runs as `wrapper... command...` (`cann-profiler trace -o {output} --`)
   // in a fresh folder ($TMPDIR/cprof_trial_XXXXXX) that is its TMPDIR and is removed when the trial ends;
   // "{output}" is a file in it, and read_output(file) adds the metrics the wrapper measured
-  // (taking precedence over printed ones of the same name); a read error fails the trial with
-  // its message.
+  // (taking precedence over printed ones of the same name) and the ones it lacks (absent, unless
+  // printed); a read error fails the trial with its message.
   std::vector<std::string> wrapper;
-  std::function<StatusOr<std::map<std::string, double>>(const std::string& file)> read_output;
+  std::function<StatusOr<OutputMetrics>(const std::string& file)> read_output;
   std::string output_suffix = ".pb";  // of the {output} file
   // stderr lines starting with this are the wrapper's own: a failed trial's reason quotes the
   // command's last other line.
@@ -81,6 +90,14 @@ StatusOr<std::string> SubstituteParams(const std::string& tmpl, const std::map<s
 std::vector<std::string> SubstituteArguments(const std::vector<std::string>& argv,
                                              const std::map<std::string, std::string>& params);
 
+// The space's parameters that no template of `spec` names ({name} in an argument or an env entry,
+// with or without `shell`): they reach the program only as CPROF_PARAM_<NAME>, so unless it reads
+// that, tuning them changes nothing (tune warns). In the space's order.
+std::vector<std::string> ParametersNotPassed(const CommandSpec& spec, const SearchSpace& space);
+
+// CPROF_PARAM_<NAME>: the environment variable a parameter is exported as (non-alphanumerics as _).
+std::string ParamEnvName(const std::string& name);
+
 // Quotes `s` for /bin/sh.
 std::string ShellQuote(const std::string& s);
 
@@ -92,11 +109,15 @@ struct ProcessResult {
   std::string err;      // stderr (the last 64 KiB)
   double seconds = 0;
   std::string spawn_error;  // exec failed (no such file, ...)
+  // Stopped at `stop_at` (killed as at a timeout), or not started because it had passed.
+  bool past_deadline = false;
 };
 
 // Runs argv with extra environment, capturing output; see the header comment for timeouts.
+// `stop_at`: a deadline beside the timeout (tune --time), reported apart (past_deadline).
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
-                         TimeNs timeout_ns, const std::string& cwd);
+                         TimeNs timeout_ns, const std::string& cwd,
+                         std::chrono::steady_clock::time_point stop_at = std::chrono::steady_clock::time_point::max());
 
 class TrialRunner final : public Evaluator {
  public:
@@ -104,9 +125,11 @@ class TrialRunner final : public Evaluator {
   static StatusOr<std::unique_ptr<TrialRunner>> Create(CommandSpec spec, const SearchSpace& space);
 
   EvalResult Evaluate(const std::map<std::string, std::string>& params, Rng& rng) override;
+  void SetDeadline(std::chrono::steady_clock::time_point deadline) override { deadline_ = deadline; }
 
  private:
   CommandSpec spec_;
+  std::atomic<std::chrono::steady_clock::time_point> deadline_{std::chrono::steady_clock::time_point::max()};
   std::vector<std::string> param_names_;  // every parameter of the space, active or not
   std::vector<std::pair<std::string, std::regex>> regex_;
 };

@@ -75,6 +75,13 @@ struct Study {
   double measured_seconds = 0;
   int64_t measurements = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  // --time: nothing is measured after it (Evaluator::SetDeadline); max() without a limit.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  // Under mu: trials the deadline stopped before a measurement (TuneResult::stopped_at_time_limit),
+  // and whether the study stopped because its first trials failed alike (its setup is wrong): a
+  // trial failing after that is left to the rerun, as those are.
+  std::vector<int64_t> stopped_at_time_limit;
+  bool setup_wrong = false;
 
   std::mutex hb_mu;
   std::condition_variable hb_cv;
@@ -204,6 +211,7 @@ std::vector<double> PrimaryValues(const std::vector<ObjectiveSpec>& objs,
 struct Measured {
   bool objective_absent = false;  // the command ran but did not print an objective (trial_outcome.h)
   bool exit_error = false;  // exited non-zero with a message, or timed out (EvalResult::exit_error, timed_out)
+  bool past_deadline = false;  // --time stopped it before its first measurement: it says nothing
 };
 
 // Runs one configuration `repeats` times (fewer when racing shows it is clearly worse than the
@@ -220,6 +228,13 @@ Measured Measure(Study& st, TrialRecord& t, const std::vector<double>& incumbent
   const int repeats = std::max(1, st.opt.repeats);
   for (int r = 0; r < repeats; ++r) {
     EvalResult res = st.evaluator.Evaluate(params, rng);
+    if (res.past_deadline) {
+      // Not the configuration's fault: with measurements it is complete on those, without it is
+      // left to the rerun.
+      seen.past_deadline = ms.empty();
+      if (!ms.empty()) t.reason = fmt::format("cut short by --time after {} of {} repeats", r, repeats);
+      break;
+    }
     if (res.state != TrialState::kComplete) {
       t.state = res.state;
       t.reason = res.reason;
@@ -289,6 +304,24 @@ Status RefreshTrials(Study& st, StudyStorage& store) {
   return Status::Ok();
 }
 
+// Sets the finished trials `ids` (of `trials`) back to running under no worker, their outcomes
+// cleared, so that the next run claims them and runs them again.
+Status ReopenTrials(StudyStorage& store, const std::vector<TrialRecord>& trials, const std::vector<int64_t>& ids) {
+  for (const TrialRecord& t : trials) {
+    if (std::find(ids.begin(), ids.end(), t.id) == ids.end()) continue;
+    TrialRecord open = t;
+    open.state = TrialState::kPending;
+    open.metrics.clear();
+    open.measurements.clear();
+    open.reason.clear();
+    open.finished_at = 0;
+    RETURN_IF_ERROR(store.Finish(open));
+    // Finish keeps the worker that ran it, which may be this live process: hand it to none.
+    RETURN_IF_ERROR(store.Claim(t.id, t.worker, "").status());
+  }
+  return Status::Ok();
+}
+
 // One worker: until the budget is spent, the time is up, or the space is exhausted.
 void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
   auto fail = [&](const Status& s) {
@@ -348,6 +381,7 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
         if (claimed.ok() && *claimed) {
           job = t;
           job.worker = me;
+          job.started_at = UnixNow();  // as Claim wrote it: the measurement's time starts now
           have = true;
           break;
         }
@@ -434,6 +468,20 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
     const Measured seen = Measure(st, job, incumbent, stream);
     // Interrupted: the trial stays running in the store; a rerun claims it from this dead worker.
     if (TrialsInterrupted()) break;
+    if (seen.past_deadline) {
+      // --time ran out during its first measurement: released for the run that resumes the study.
+      std::lock_guard<std::mutex> lock(st.mu);
+      st.stopped_at_time_limit.push_back(job.number);
+      (void)store.Claim(job.id, me, "");
+      break;
+    }
+    if (job.state == TrialState::kFailed) {
+      std::lock_guard<std::mutex> lock(st.mu);
+      if (st.setup_wrong) {  // failed alike after the first ones, most likely: left to the rerun too
+        (void)store.Claim(job.id, me, "");
+        break;
+      }
+    }
     if (seen.objective_absent) {
       // Maybe a misspelt --objective, or a command that prints none: every trial would fail. The
       // study stops, and the trial is released for the run that resumes it.
@@ -454,10 +502,18 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
     if (seen.exit_error) {  // maybe a command line the program refuses, or one that hangs
       std::lock_guard<std::mutex> lock(st.mu);
       Status loaded = RefreshTrials(st, store);
-      if (std::optional<Status> usage =
-              loaded.ok() ? SameFailureFromTheStart(st.trials, st.space.DefaultKey()) : loaded) {
-        if (st.error.ok()) st.error = *usage;
+      if (!loaded.ok()) {
+        if (st.error.ok()) st.error = loaded;
         st.stop = true;
+      } else if (std::optional<StartFailure> usage = SameFailureFromTheStart(st.trials, st.space.DefaultKey())) {
+        if (st.error.ok()) st.error = usage->usage;
+        st.stop = true;
+        st.setup_wrong = true;
+        // They say nothing about their configurations: reopened (running, its outcome cleared,
+        // under no worker), so that the rerun after the fix runs them, the default first, within
+        // the budget. The store holds them as finished until here; this run stops now.
+        if (Status reopened = ReopenTrials(store, st.trials, usage->trials); !reopened.ok() && st.error.ok())
+          st.error = reopened;
       }
     }
     {
@@ -496,6 +552,8 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
           if (st.evaluated_here > 0) {
             double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count();
             pr.eta_s = elapsed / static_cast<double>(st.evaluated_here) * static_cast<double>(left);
+            if (st.opt.time_limit_ns > 0)  // the run ends at --time, whatever the budget left
+              pr.eta_s = std::min(pr.eta_s, std::max(0.0, 1e-9 * static_cast<double>(st.opt.time_limit_ns) - elapsed));
           }
           st.progress(pr);
         }
@@ -570,6 +628,8 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
   if (options.study_name.empty()) return InvalidInput("a study needs a name");
   Study st(space, evaluator, options, progress);
   st.objectives = options.objectives;
+  if (options.time_limit_ns > 0) st.deadline = st.start + std::chrono::nanoseconds(options.time_limit_ns);
+  evaluator.SetDeadline(st.deadline);
   st.host = HostName();
   st.default_config = space.DefaultConfig();
   ASSIGN_OR_RETURN(st.sampler, MakeSampler(options.sampler, space, options.budget));
@@ -602,9 +662,11 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
   result.resumed = std::count_if(before.begin(), before.end(),
                                  [](const TrialRecord& t) { return t.state != TrialState::kPending; });
   result.run_here = st.run_here;
+  result.stopped_at_time_limit = st.stopped_at_time_limit;
+  std::sort(result.stopped_at_time_limit.begin(), result.stopped_at_time_limit.end());
 
   if (options.remeasure_top > 0 && !st.objectives.empty() && !TrialsInterrupted())
-    RemeasureBest(options, st.objectives[0], evaluator, progress, &result);
+    RemeasureBest(options, st.objectives[0], evaluator, progress, &result, st.deadline);
   return result;
 }
 

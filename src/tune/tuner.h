@@ -74,8 +74,21 @@ struct Remeasured {
   std::string objective;
   size_t n = 0;                              // fresh measurements (the search's are not among them)
   double mean = 0, ci_low = 0, ci_high = 0;  // 95% Student-t interval of the mean
+  // With n < 2 there is no interval: ci_low and ci_high are the mean (n = 1) or 0 (n = 0), and
+  // say nothing; show the mean alone (n = 1) or nothing (n = 0).
   std::string role;                          // "candidate" (chosen among), "best" or "default" (reported)
   bool raced_away = false;                   // a candidate measured no more: clearly worse than the best
+  // Why it has fewer measurements than planned, other than racing: "--time ran out", "interrupted",
+  // "2 runs failed: exit code 1: ..." (failed runs are left out); "" when it has them all.
+  std::string shortfall;
+};
+
+// How the re-measurement ended (--time may leave it less than its expected time).
+enum class RemeasureEnd {
+  kNone,      // not run: --remeasure 0, nothing complete, or interrupted
+  kWhole,     // every planned measurement was made (or raced away)
+  kCutShort,  // --time ran out during it: the values have fewer measurements
+  kSkipped,   // --time had run out when the search ended: the values are the search's
 };
 
 struct TuneResult {
@@ -91,6 +104,11 @@ struct TuneResult {
   std::vector<Remeasured> remeasure_candidates;
   std::vector<Remeasured> remeasured;
   std::optional<size_t> remeasured_best;  // index into remeasured: the one `best` points at (0)
+  RemeasureEnd remeasure_end = RemeasureEnd::kNone;
+  // Trials that --time stopped before their first measurement: left running in the store, neither
+  // complete nor failed (they say nothing about their configurations), so the run that resumes
+  // the study runs them again. By number.
+  std::vector<int64_t> stopped_at_time_limit;
   int64_t evaluations = 0;   // complete + failed in the study
   int64_t resumed = 0;       // trials already finished in the study when this run started
   int64_t run_here = 0;      // trials this run evaluated
@@ -107,10 +125,11 @@ struct Progress {
   // `trial` and `budget` are set.
   const TrialSummary* trial = nullptr;
   // During the re-measurement at the end (after the search, inside --time), once per
-  // configuration and stage as it finishes (its role says which): `evaluations` of `budget` are done.
+  // configuration and stage as it finishes (its role says which: "candidate" is the first):
+  // `evaluations` of the stage's `budget` configurations are done.
   const Remeasured* remeasured = nullptr;
   std::optional<double> best_value;     // first objective, in its own direction
-  double eta_s = -1;                    // -1 when unknown
+  double eta_s = -1;                    // -1 when unknown; never past --time
 };
 using ProgressFn = std::function<void(const Progress&)>;
 

@@ -376,6 +376,26 @@ TEST(TunerTest, ProgressEtaIsTimePerEvaluation) {
   EXPECT_GE(checked, 5);
 }
 
+// The ETA never reaches past --time: 1,000 evaluations of 30 ms would take 30 s, the limit is 0.5 s
+// (it said "eta 13 min 30 s" under --time 5s).
+TEST(TunerTest, ProgressEtaEndsAtTheTimeLimit) {
+  auto file = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 1999, default: 0}\n", "wide.yaml");
+  ASSERT_TRUE(file.ok());
+  SlowEvenEvaluator eval;
+  auto store = OpenStudyStorage("memory");
+  ASSERT_TRUE(store.ok());
+  TuneOptions o = Options("eta_time", 1000);
+  o.sampler = "random";
+  o.time_limit_ns = 500 * 1000 * 1000;
+  std::vector<double> etas;
+  auto r = RunStudy(file->space, eval, **store, o, [&](const Progress& p) {
+    if (p.eta_s >= 0) etas.push_back(p.eta_s);
+  });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(etas.empty());
+  for (double eta : etas) EXPECT_LE(eta, 0.5);
+}
+
 // --time is the whole run's. With 30 ms evaluations, a 1.2 s limit and a re-measurement of up to
 // 16 runs (4 per configuration: the best and the default to choose, both again to report), the
 // search stops early enough that the run, re-measurement included, ends within the limit; it used

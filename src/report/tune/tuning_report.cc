@@ -114,19 +114,20 @@ std::string ConvergenceSvg(const TuningReportData& d) {
 
 namespace {
 
-// Fresh measurements as a table, one row per configuration; `chosen` marks the recommendation.
+// Fresh measurements as a table, one row per configuration; `chosen` marks the recommendation. No
+// mean without a run, no interval from fewer than 2.
 std::string RemeasuredTable(const std::vector<TuningReportRemeasured>& rows, std::optional<int64_t> chosen) {
   std::string b = "<table><tr><th>trial</th><th class=\"l\">configuration</th><th>mean</th><th>95% CI</th>"
                   "<th>n</th></tr>\n";
   for (const TuningReportRemeasured& r : rows)
-    b += fmt::format("<tr><td>{}{}</td><td class=\"l\"><code>{}</code></td><td>{}</td><td>[{}, {}]</td><td>{}</td>"
+    b += fmt::format("<tr><td>{}{}</td><td class=\"l\"><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td>"
                      "</tr>\n",
                      r.number,
                      chosen && *chosen == r.number ? " (chosen)"
                      : r.raced_away                ? kRacedAwayNote
                                                    : "",
-                     Html(ParamsText(r.params)),
-                     Html(Num(r.mean)), Html(Num(r.ci_low)), Html(Num(r.ci_high)), r.n);
+                     Html(ParamsText(r.params)), r.n > 0 ? Html(Num(r.mean)) : "–",
+                     r.n > 1 ? Html(fmt::format("[{}, {}]", Num(r.ci_low), Num(r.ci_high))) : "–", r.n);
   return b + "</table>\n";
 }
 

@@ -1,0 +1,286 @@
+// `tune`'s progress lines and its result as text or JSON.
+#include "cli/tune_summary.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <utility>
+#include <nlohmann/json.hpp>
+
+#include "base/time_units.h"
+#include "cli/cli_common.h"
+#include "report/tune/tuning_report.h"
+
+namespace cprof::cli {
+namespace {
+
+using namespace cprof::tune;
+using Json = nlohmann::ordered_json;
+
+Json ParamsJson(const std::map<std::string, std::string>& params) {
+  Json j = Json::object();
+  for (const auto& [k, v] : params) {
+    // Numbers as numbers, so scripts can use them directly.
+    char* end = nullptr;
+    long long i = std::strtoll(v.c_str(), &end, 10);
+    if (!v.empty() && *end == '\0') {
+      j[k] = i;
+      continue;
+    }
+    double d = std::strtod(v.c_str(), &end);
+    if (!v.empty() && *end == '\0' && std::isfinite(d)) j[k] = d;
+    else j[k] = v;
+  }
+  return j;
+}
+
+// A fresh measurement's value as the terminal shows it: nothing when there is none (n = 0 used to
+// read "lat = 0 [0, 0]"), no interval from one run (it read "[1.33, 1.33] (95% CI, n=1)").
+std::string RemeasuredValueText(const Remeasured& m) {
+  if (m.n == 0) return fmt::format("{} not re-measured ({})", m.objective, m.shortfall.empty() ? "no run" : m.shortfall);
+  std::string text = fmt::format("{} = {}", m.objective, FormatValueText(m.mean));
+  text += m.n == 1 ? std::string(" (n=1: no interval)")
+                   : fmt::format(" [{}, {}] (95% CI, n={})", FormatValueText(m.ci_low), FormatValueText(m.ci_high), m.n);
+  if (!m.shortfall.empty()) text += " (" + m.shortfall + ")";
+  return text;
+}
+
+// The interval after a best or default line: "" without a re-measurement.
+std::string IntervalText(const Remeasured* m) {
+  if (!m) return "";
+  if (m->n < 2) return fmt::format(" (n={}: no interval)", m->n);
+  return fmt::format(" [{}, {}] (95% CI, n={})", FormatValueText(m->ci_low), FormatValueText(m->ci_high), m->n);
+}
+
+// What --time did to the run, one line each; none when it did nothing.
+std::vector<std::string> TimeLimitNotes(const TuneSummaryInput& in) {
+  std::vector<std::string> notes;
+  const TuneResult& r = in.r;
+  if (!r.stopped_at_time_limit.empty()) {
+    const bool one = r.stopped_at_time_limit.size() == 1;
+    notes.push_back(fmt::format(
+        "--time ran out during trial{} {} before {} first run finished: not counted, not failed; {}",
+        one ? "" : "s", fmt::join(r.stopped_at_time_limit, ", "), one ? "its" : "their",
+        in.storage_url == "memory" ? std::string("the study was in memory")
+                                   : fmt::format("{} again when the same command resumes the study ({})",
+                                                 one ? "it runs" : "they run", in.storage_url)));
+  }
+  if (r.remeasure_end == RemeasureEnd::kSkipped)
+    notes.push_back("re-measurement skipped: --time had run out when the search ended; the values are the search's");
+  if (r.remeasure_end == RemeasureEnd::kCutShort)
+    notes.push_back(r.remeasured.empty()
+                        ? "re-measurement cut short by --time while choosing; the values are the search's"
+                        : "re-measurement cut short by --time: the values below have fewer runs than planned");
+  return notes;
+}
+
+const char* RemeasureEndName(RemeasureEnd e) {
+  switch (e) {
+    case RemeasureEnd::kNone: return "none";
+    case RemeasureEnd::kWhole: return "whole";
+    case RemeasureEnd::kCutShort: return "cut_short";
+    case RemeasureEnd::kSkipped: return "skipped";
+  }
+  return "none";
+}
+
+}  // namespace
+
+std::string FormatValueText(double v) { return fmt::format("{:.6g}", v); }
+
+TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in) {
+  const TuneResult& r = in.r;
+  TuneOutcome o;
+  o.objective = in.options.objectives.empty() ? "" : in.options.objectives[0].name;
+  if (o.objective.empty() && r.best && !r.trials[*r.best].metrics.empty())
+    o.objective = r.trials[*r.best].metrics.begin()->first;
+  auto value_of = [&](const TrialSummary& t) -> std::optional<double> {
+    auto it = t.metrics.find(o.objective);
+    if (it == t.metrics.end()) return std::nullopt;
+    return it->second;
+  };
+  // A re-measured trial is reported by its mean.
+  const Remeasured* best_rem = r.best ? RemeasuredOf(r, *r.best) : nullptr;
+  const Remeasured* default_rem = r.default_trial ? RemeasuredOf(r, *r.default_trial) : nullptr;
+  o.best_value = best_rem ? best_rem->mean : r.best ? value_of(r.trials[*r.best]) : std::nullopt;
+  o.default_value = default_rem       ? default_rem->mean
+                    : r.default_trial ? value_of(r.trials[*r.default_trial])
+                                      : std::nullopt;
+  o.maximize = !in.options.objectives.empty() && in.options.objectives[0].maximize;
+  if (o.best_value && o.default_value && *o.default_value != 0)
+    o.improvement = o.maximize ? (*o.best_value - *o.default_value) / std::fabs(*o.default_value)
+                               : (*o.default_value - *o.best_value) / std::fabs(*o.default_value);
+  // Unknown unless both have an interval.
+  if (best_rem && default_rem && best_rem != default_rem && best_rem->n > 1 && default_rem->n > 1)
+    o.within_noise = best_rem->ci_low <= default_rem->ci_high && default_rem->ci_low <= best_rem->ci_high;
+  const auto* all = in.space.Enumerated();
+  o.exhausted = all && r.evaluations < in.options.budget && r.trials.size() >= all->size();
+  return o;
+}
+
+std::string TuneSummaryJson(const TuneSummaryInput& in) {
+  const TuneResult& r = in.r;
+  const TuneOutcome o = TuneOutcomeOf(in);
+  auto opt = [](const auto& v) { return v ? Json(*v) : Json(nullptr); };
+  int64_t failed = 0, infeasible = 0;
+  for (const TrialSummary& t : r.trials) {
+    failed += t.state == TrialState::kFailed;
+    infeasible += t.state == TrialState::kInfeasible;
+  }
+  Json doc = NewJsonDocument("tune");
+  doc["study"] = r.study_name;
+  doc["storage"] = in.storage_url;
+  doc["objective"] = FormatObjectives(in.options.objectives);
+  doc["best_value"] = opt(o.best_value);
+  doc["best_params"] = r.best ? ParamsJson(r.trials[*r.best].params) : Json(nullptr);
+  doc["best_trial"] = r.best ? Json(r.trials[*r.best].number) : Json(nullptr);
+  doc["trials"] = r.evaluations;
+  doc["failed"] = failed;
+  doc["infeasible"] = infeasible;
+  doc["resumed"] = r.resumed;
+  doc["space_exhausted"] = o.exhausted;
+  doc["default_value"] = opt(o.default_value);
+  doc["improvement_over_default"] = opt(o.improvement);
+  doc["improvement_within_noise"] = opt(o.within_noise);
+  doc["stopped_at_time_limit"] = r.stopped_at_time_limit;
+  doc["remeasure"] = RemeasureEndName(r.remeasure_end);
+  for (const auto* list : {&r.remeasure_candidates, &r.remeasured}) {
+    Json rem = Json::array();
+    for (const Remeasured& m : *list) {
+      // No mean without a run, no interval from fewer than 2.
+      Json e = {{"trial", m.number},
+                {"params", ParamsJson(m.params)},
+                {"objective", m.objective},
+                {"role", m.role},
+                {"n", m.n},
+                {"mean", m.n > 0 ? Json(m.mean) : Json(nullptr)},
+                {"ci95_low", m.n > 1 ? Json(m.ci_low) : Json(nullptr)},
+                {"ci95_high", m.n > 1 ? Json(m.ci_high) : Json(nullptr)},
+                {"raced_away", m.raced_away}};
+      if (!m.shortfall.empty()) e["shortfall"] = m.shortfall;
+      rem.push_back(std::move(e));
+    }
+    doc[list == &r.remeasured ? "remeasured" : "remeasure_candidates"] = rem;
+  }
+  if (!r.pareto.empty()) {
+    Json front = Json::array();
+    for (size_t i : r.pareto)
+      front.push_back({{"trial", r.trials[i].number}, {"params", ParamsJson(r.trials[i].params)},
+                       {"metrics", r.trials[i].metrics}});
+    doc["pareto_front"] = front;
+  }
+  Json hist = Json::array();
+  for (const TrialSummary& t : r.trials) {
+    if (t.state == TrialState::kInfeasible) continue;  // replay: thousands of free lookups
+    Json h = {{"number", t.number}, {"state", TrialStateName(t.state)}, {"params", ParamsJson(t.params)},
+              {"sampler", t.sampler}};
+    if (t.state == TrialState::kComplete) h["metrics"] = t.metrics;
+    if (!t.reason.empty()) h["reason"] = t.reason;
+    hist.push_back(std::move(h));
+  }
+  doc["history"] = hist;
+  return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string TuneSummaryText(const TuneSummaryInput& in) {
+  const TuneResult& r = in.r;
+  const TuneOutcome o = TuneOutcomeOf(in);
+  int64_t failed = 0, infeasible = 0;
+  for (const TrialSummary& t : r.trials) {
+    failed += t.state == TrialState::kFailed;
+    infeasible += t.state == TrialState::kInfeasible;
+  }
+  std::string text = fmt::format("study {} ({}): {} evaluations ({} failed), {} infeasible, {} resumed\n",
+                                 r.study_name, in.storage_url, r.evaluations, failed, infeasible, r.resumed);
+  if (o.exhausted)
+    text += fmt::format("the space is exhausted: all {} configurations were tried, fewer than --budget {}\n",
+                        in.space.Enumerated()->size(), in.options.budget);
+  for (const std::string& note : TimeLimitNotes(in)) text += note + "\n";
+  const Remeasured* best_rem = r.best ? RemeasuredOf(r, *r.best) : nullptr;
+  const Remeasured* default_rem = r.default_trial ? RemeasuredOf(r, *r.default_trial) : nullptr;
+  if (r.best) {
+    const TrialSummary& b = r.trials[*r.best];
+    text += fmt::format("best     {} = {}{} (trial {})\n         {}\n", o.objective,
+                        o.best_value ? FormatValueText(*o.best_value) : "?", IntervalText(best_rem), b.number,
+                        ParamsText(b.params));
+  } else if (r.evaluations == 0 && !r.stopped_at_time_limit.empty()) {
+    text += "best     none: no trial finished within --time\n";
+  } else {
+    text += "best     none: no trial succeeded\n";
+  }
+  if (!r.remeasure_candidates.empty())
+    text += r.remeasured.empty() ? "fresh runs to choose the best:\n"
+                                 : "chosen by fresh runs (then the best and the default were measured again for "
+                                   "their lines):\n";
+  for (const Remeasured& m : r.remeasure_candidates)
+    text += fmt::format("  trial {}: {}{}\n", m.number, RemeasuredValueText(m),
+                        r.best && m.number == r.trials[*r.best].number ? " <- chosen"
+                        : m.raced_away                                 ? kRacedAwayNote
+                                                                       : "");
+  const bool default_is_best = r.best && r.default_trial && *r.best == *r.default_trial;
+  if (o.default_value) {
+    text += fmt::format("default  {} = {}{}{}{}\n", o.objective, FormatValueText(*o.default_value),
+                        IntervalText(default_rem),
+                        default_is_best ? " -> the default is the best configuration found"
+                        : o.improvement ? " -> " + ImprovementText(100 * *o.improvement)
+                                        : "",
+                        o.within_noise.value_or(false) ? " (within the noise: the intervals overlap)" : "");
+  } else if (r.default_trial && r.trials[*r.default_trial].state == TrialState::kFailed) {
+    // Without this line a failing baseline looks like a study that never ran it.
+    text += fmt::format("default  failed: {}\n", r.trials[*r.default_trial].reason);
+  }
+  if (!r.pareto.empty()) {
+    text += "pareto front\n";
+    for (size_t i : r.pareto) {
+      std::string vals;
+      for (const ObjectiveSpec& obj : in.options.objectives)
+        if (auto it = r.trials[i].metrics.find(obj.name); it != r.trials[i].metrics.end())
+          vals += fmt::format("{}{}={}", vals.empty() ? "" : " ", obj.name, FormatValueText(it->second));
+      text += fmt::format("  trial {}: {} | {}\n", r.trials[i].number, vals, ParamsText(r.trials[i].params));
+    }
+  }
+  return text;
+}
+
+ProgressFn TuneProgressPrinter(std::ostream& err, const std::vector<ObjectiveSpec>& objectives) {
+  // Configurations found infeasible (absent from a replay cache) cost nothing and can outnumber
+  // evaluations a hundred to one: they are counted into the next line instead of one line each.
+  auto infeasible_unreported = std::make_shared<int64_t>(0);
+  return [&err, objectives, infeasible_unreported](const Progress& p) {
+    if (const Remeasured* m = p.remeasured) {
+      // Each configuration runs max(3, --repeats) more times here: minutes of silence otherwise.
+      // Each stage counts its own configurations.
+      const bool choosing = m->role == "candidate";
+      err << fmt::format("[re-measured {}{}/{}] trial {}{}: {}{}\n", choosing ? "" : "again ", p.evaluations,
+                         p.budget, m->number, choosing ? "" : " (the " + m->role + ", for the result)",
+                         RemeasuredValueText(*m), m->raced_away ? kRacedAwayNote : "");
+      err.flush();
+      return;
+    }
+    const TrialSummary& t = *p.trial;
+    if (t.state == TrialState::kInfeasible) {
+      ++*infeasible_unreported;
+      return;
+    }
+    std::string skipped =
+        *infeasible_unreported ? fmt::format(" (after {} infeasible)", std::exchange(*infeasible_unreported, 0)) : "";
+    std::string what;
+    if (t.state == TrialState::kComplete) {
+      for (const ObjectiveSpec& obj : objectives)
+        if (auto it = t.metrics.find(obj.name); it != t.metrics.end())
+          what += fmt::format("{}{}={}", what.empty() ? "" : " ", obj.name, FormatValueText(it->second));
+      if (what.empty() && !t.metrics.empty())
+        what = t.metrics.begin()->first + "=" + FormatValueText(t.metrics.begin()->second);
+    } else {
+      what = std::string(TrialStateName(t.state)) + (t.reason.empty() ? "" : ": " + t.reason);
+    }
+    std::string eta = p.eta_s >= 0 ? " eta " + FormatRemaining(p.eta_s) : "";
+    err << fmt::format("[{}/{}] trial {}{} {} | best {}{} | {}\n", p.evaluations, p.budget, t.number, skipped, what,
+                       p.best_value ? FormatValueText(*p.best_value) : "-", eta, ParamsText(t.params));
+    err.flush();
+  };
+}
+
+}  // namespace cprof::cli
