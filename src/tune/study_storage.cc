@@ -147,4 +147,20 @@ class MemoryStorage final : public StudyStorage {
 
 std::unique_ptr<StudyStorage> MakeMemoryStorage() { return std::make_unique<MemoryStorage>(std::make_shared<MemoryDb>()); }
 
+Status ReopenTrials(StudyStorage& store, const std::vector<TrialRecord>& trials, const std::vector<int64_t>& ids) {
+  for (const TrialRecord& t : trials) {
+    if (std::find(ids.begin(), ids.end(), t.id) == ids.end()) continue;
+    TrialRecord open = t;
+    open.state = TrialState::kPending;
+    open.metrics.clear();
+    open.measurements.clear();
+    open.reason.clear();
+    open.finished_at = 0;
+    RETURN_IF_ERROR(store.Finish(open));
+    // Finish keeps the worker that ran it, which may be this live process: hand it to none.
+    RETURN_IF_ERROR(store.Claim(t.id, t.worker, "").status());
+  }
+  return Status::Ok();
+}
+
 }  // namespace cprof::tune

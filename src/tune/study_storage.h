@@ -89,6 +89,11 @@ std::unique_ptr<StudyStorage> MakeMemoryStorage();
 StatusOr<std::unique_ptr<StudyStorage>> OpenSqliteStorage(const std::string& path);
 StatusOr<std::unique_ptr<StudyStorage>> OpenPostgresStorage(const std::string& conninfo);
 
+// Sets the finished trials `ids` (of `trials`) back to running under no worker, their outcomes
+// cleared, so that the next run claims them and runs them again (the trials behind a stop for a
+// wrong setup, which the user fixes and reruns).
+Status ReopenTrials(StudyStorage& store, const std::vector<TrialRecord>& trials, const std::vector<int64_t>& ids);
+
 // What Reserve returns for a study whose budget is spent (kResourceLimit).
 Status BudgetSpent(int64_t budget);
 

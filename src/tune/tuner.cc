@@ -17,7 +17,6 @@
 #include <thread>
 #include <unordered_map>
 
-#include "base/hash.h"
 #include "tune/racing.h"
 #include "tune/remeasure.h"
 #include "tune/sampler.h"
@@ -304,24 +303,6 @@ Status RefreshTrials(Study& st, StudyStorage& store) {
   return Status::Ok();
 }
 
-// Sets the finished trials `ids` (of `trials`) back to running under no worker, their outcomes
-// cleared, so that the next run claims them and runs them again.
-Status ReopenTrials(StudyStorage& store, const std::vector<TrialRecord>& trials, const std::vector<int64_t>& ids) {
-  for (const TrialRecord& t : trials) {
-    if (std::find(ids.begin(), ids.end(), t.id) == ids.end()) continue;
-    TrialRecord open = t;
-    open.state = TrialState::kPending;
-    open.metrics.clear();
-    open.measurements.clear();
-    open.reason.clear();
-    open.finished_at = 0;
-    RETURN_IF_ERROR(store.Finish(open));
-    // Finish keeps the worker that ran it, which may be this live process: hand it to none.
-    RETURN_IF_ERROR(store.Claim(t.id, t.worker, "").status());
-  }
-  return Status::Ok();
-}
-
 // One worker: until the budget is spent, the time is up, or the space is exhausted.
 void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
   auto fail = [&](const Status& s) {
@@ -571,55 +552,6 @@ void Heartbeats(Study& st, StudyStorage& store) {
 }
 
 }  // namespace
-
-std::string StudyFingerprint(const SearchSpace& space, const std::vector<ObjectiveSpec>& objectives,
-                             const std::string& extra) {
-  std::string text;
-  for (const Parameter& p : space.params()) {
-    text += p.name + "|" + ParamTypeName(p.type) + "|" + fmt::format("{}|{}|{}|{}|", p.low, p.high, p.step, p.log);
-    for (const Value& v : p.values) text += FormatValue(v) + ",";
-    if (p.condition) text += "?" + p.condition->text();
-    text += ";";
-  }
-  for (const Expression& e : space.constraints()) text += "&" + e.text();
-  text += "#" + FormatObjectives(objectives) + "#" + extra;
-  // FNV-1a from the basis fingerprints were first made with (a digit short of FNV's own), so
-  // that study files written before keep resuming; then mixed.
-  constexpr uint64_t kFingerprintBasis = 1469598103934665603ULL;
-  return fmt::format("{:016x}", Rng::Mix(Fnv1a(text, kFingerprintBasis)));
-}
-
-StatusOr<TuneResult> LoadStudy(const SearchSpace& space, StudyStorage& storage, const TuneOptions& options) {
-  ASSIGN_OR_RETURN(int64_t id, storage.OpenStudy(options.study_name,
-                                                 StudyFingerprint(space, options.objectives, options.fingerprint_extra)));
-  ASSIGN_OR_RETURN(std::vector<TrialRecord> trials, storage.LoadTrials(id));
-  TuneResult r;
-  r.study_name = options.study_name;
-  std::vector<ObjectiveSpec> objs = options.objectives;
-  const std::optional<std::string> default_key = space.DefaultKey();
-  std::vector<std::vector<double>> points;
-  std::vector<size_t> point_trial;
-  double best_val = INFINITY;
-  for (const TrialRecord& t : trials) {
-    r.trials.push_back(Summarize(t));
-    const TrialSummary& s = r.trials.back();
-    if (t.state == TrialState::kComplete || t.state == TrialState::kFailed) r.evaluations++;
-    if (default_key && t.key == *default_key && t.state != TrialState::kPending) r.default_trial = r.trials.size() - 1;
-    if (t.state != TrialState::kComplete) continue;
-    if (objs.empty() && s.metrics.size() == 1) objs.push_back({s.metrics.begin()->first, false});
-    auto v = Minimized(objs, s.metrics);
-    if (!v || v->empty()) continue;
-    points.push_back(*v);
-    point_trial.push_back(r.trials.size() - 1);
-    if ((*v)[0] < best_val) {
-      best_val = (*v)[0];
-      r.best = r.trials.size() - 1;
-    }
-  }
-  if (objs.size() > 1)
-    for (size_t i : ParetoFront(points)) r.pareto.push_back(point_trial[i]);
-  return r;
-}
 
 StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, StudyStorage& storage,
                               const TuneOptions& options, const ProgressFn& progress) {
