@@ -1,4 +1,7 @@
-// A stored study as a TuneResult (LoadStudy), and what identifies a study (StudyFingerprint).
+// A stored study as a TuneResult (LoadStudy) and as a tally for progress lines (Tally), and what
+// identifies a study (StudyFingerprint).
+#include "tune/study_summary.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -58,6 +61,20 @@ StatusOr<TuneResult> LoadStudy(const SearchSpace& space, StudyStorage& storage, 
   if (objs.size() > 1)
     for (size_t i : ParetoFront(points)) r.pareto.push_back(point_trial[i]);
   return r;
+}
+
+StudyTally Tally(const std::vector<TrialRecord>& trials, const std::vector<ObjectiveSpec>& objectives,
+                 const std::set<int64_t>& skip) {
+  StudyTally tally;
+  for (const TrialRecord& t : trials) {
+    if (skip.count(t.id)) continue;
+    if (t.state == TrialState::kComplete || t.state == TrialState::kFailed) tally.evaluations++;
+    if (t.state != TrialState::kComplete || objectives.empty()) continue;
+    auto v = Minimized({objectives[0]}, ParseMetricsJson(t.metrics));
+    if (v && (!tally.best_value || (*v)[0] < *tally.best_value)) tally.best_value = (*v)[0];
+  }
+  if (tally.best_value && objectives[0].maximize) tally.best_value = -*tally.best_value;
+  return tally;
 }
 
 }  // namespace cprof::tune

@@ -20,6 +20,7 @@
 #include "tune/racing.h"
 #include "tune/remeasure.h"
 #include "tune/sampler.h"
+#include "tune/study_summary.h"
 #include "tune/trial_outcome.h"
 #include "tune/trial_record_json.h"
 #include "tune/trial_runner.h"
@@ -65,6 +66,7 @@ struct Study {
   Status error;                           // the first fatal error of any worker
   std::atomic<bool> stop{false};
   std::mutex progress_mu;
+  std::vector<int64_t> committed;  // under progress_mu: the ids this process stored, in that order
   int64_t run_here = 0;
   // Evaluations (complete or failed) this process ran: the ETA is the wall time since the start
   // per evaluation (proposals, infeasible configurations and parallel workers included).
@@ -475,7 +477,12 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
         break;
       }
     }
-    Status fin = store.Finish(job);
+    Status fin;
+    {
+      std::lock_guard<std::mutex> plock(st.progress_mu);
+      fin = store.Finish(job);
+      if (fin.ok()) st.committed.push_back(job.id);
+    }
     if (!fin.ok()) {
       fail(fin);
       break;
@@ -522,13 +529,13 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
             std::lock_guard<std::mutex> lock(st.mu);
             objs = st.objectives;
           }
-          for (const TrialRecord& t : *trials) {
-            if (t.state == TrialState::kComplete || t.state == TrialState::kFailed) pr.evaluations++;
-            if (t.state != TrialState::kComplete || objs.empty()) continue;
-            auto v = Minimized({objs[0]}, ParseMetricsJson(t.metrics));
-            if (v && (!pr.best_value || (*v)[0] < *pr.best_value)) pr.best_value = (*v)[0];
-          }
-          if (pr.best_value && !objs.empty() && objs[0].maximize) pr.best_value = -*pr.best_value;
+          // The study as this trial finished it: trials this process stored after it are left out
+          // (counting them showed "[3/14]" twice and no "[2/14]" with several workers).
+          const auto mine = std::find(st.committed.begin(), st.committed.end(), job.id);
+          const std::set<int64_t> later(mine == st.committed.end() ? mine : mine + 1, st.committed.end());
+          const StudyTally tally = Tally(*trials, objs, later);
+          pr.evaluations = tally.evaluations;
+          pr.best_value = tally.best_value;
           int64_t left = std::max<int64_t>(0, st.opt.budget - pr.evaluations);
           if (st.evaluated_here > 0) {
             double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count();

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <mutex>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -347,6 +348,26 @@ TEST(TunerTest, StopsAfterTooManyInfeasibleTrialsInARow) {
   TuneResult stuck = run(1000);  // nothing exists: stops after 3
   EXPECT_EQ(stuck.evaluations, 0);
   EXPECT_EQ(stuck.trials.size(), 3u);
+}
+
+// With several workers each progress line counts the study as its trial finished it: 1, 2, ... once
+// each, not the same count twice when another worker finished in between.
+TEST(TunerTest, ProgressCountsEachEvaluationOnceWithSeveralWorkers) {
+  SearchSpace space = LineSpace();
+  NoisyEvaluator eval;
+  auto store = OpenStudyStorage("memory");
+  ASSERT_TRUE(store.ok());
+  TuneOptions o = Options("counts", 16);
+  o.objectives = {{"latency_ms", false}};
+  o.sampler = "random";
+  o.workers = 4;
+  std::vector<int64_t> counts;
+  auto r = RunStudy(space, eval, **store, o, [&](const Progress& p) { counts.push_back(p.evaluations); });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::sort(counts.begin(), counts.end());
+  std::vector<int64_t> expected(16);
+  std::iota(expected.begin(), expected.end(), 1);
+  EXPECT_EQ(counts, expected);
 }
 
 // The ETA counts the time evaluations take, not the instant infeasible trials: after k of B
