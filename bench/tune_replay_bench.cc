@@ -200,6 +200,7 @@ int main(int argc, char** argv) {
     auto f = LoadSpaceFile(sc->path);
     cprof::StatusOr<std::unique_ptr<ReplayEvaluator>> r = f.status();
     if (f.ok()) {
+      for (const std::string& w : f->warnings) std::fprintf(stderr, "tune_replay_bench: %s\n", w.c_str());
       sc->file = std::move(f).value();  // the evaluator refers to this space
       r = ReplayEvaluator::Open(sc->path, sc->file.space, false);
     }

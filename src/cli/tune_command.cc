@@ -235,6 +235,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   } else {
     ASSIGN_OR_RETURN(space_file, LoadSpaceFile(o.space));
   }
+  for (const std::string& w : space_file.warnings) ctx.err << "warning: " << w << "\n";
   const SearchSpace& space = space_file.space;
   // Else the study "runs", tries nothing and says "all 0 configurations were tried".
   if (const auto* all = space.Enumerated(); all && all->empty())

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "base/byte_source.h"
+#include "tune/expression.h"
 #include "tune/space_file.h"
 
 namespace cprof::tune {
@@ -225,10 +226,28 @@ StatusOr<SpaceFile> ParseSpaceJson(std::string_view text, const std::string& ori
     p.type = InferType(values);
     def.params.push_back(std::move(p));
   }
-  def.constraints = cache.restrictions;
-  for (size_t k = 0; k < def.constraints.size(); ++k)
+  // Kernel Tuner takes any Python in its restrictions. One ours cannot read is left out, with a
+  // warning, rather than refusing the file: the cache itself holds only configurations that met
+  // them, so in a replay the others are found absent, at no cost.
+  auto resolve = [&](std::string_view name) -> std::optional<int> {
+    for (size_t i = 0; i < cache.tune_params.size(); ++i)
+      if (cache.tune_params[i].first == name) return static_cast<int>(i);
+    return std::nullopt;
+  };
+  std::vector<std::string> warnings;
+  for (size_t k = 0; k < cache.restrictions.size(); ++k) {
+    StatusOr<Expression> e = Expression::Parse(cache.restrictions[k], resolve);
+    if (!e.ok()) {
+      warnings.push_back(fmt::format("{}: restrictions[{}] left out ({}): configurations it excluded may be tried",
+                                     origin, k, e.status().message()));
+      continue;
+    }
+    def.constraints.push_back(cache.restrictions[k]);
     def.constraint_where.push_back(fmt::format("restrictions[{}]", k));
-  return Finish(std::move(def), origin, "kernel_tuner");
+  }
+  ASSIGN_OR_RETURN(SpaceFile f, Finish(std::move(def), origin, "kernel_tuner"));
+  f.warnings = std::move(warnings);
+  return f;
 }
 
 }  // namespace cprof::tune

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tune/space_file.h"
+
 namespace cprof::tune {
 namespace {
 
@@ -40,6 +42,20 @@ TEST(KernelTunerCacheTest, BrokenJsonStillSaysWhere) {
   EXPECT_NE(c.status().message().find("bad.json: not a Kernel Tuner cache or JSON space: parse error"),
             std::string::npos)
       << c.status().message();
+}
+
+// Kernel Tuner takes any Python in a restriction; one the expression language cannot read was an
+// error that refused the whole cache (and stopped the benchmark). Now it is left out, saying so.
+TEST(KernelTunerCacheTest, UnreadableRestrictionsAreLeftOutWithAWarning) {
+  auto f = ParseSpaceJson(R"({"tune_params_keys": ["bx", "by"], "tune_params": {"bx": [1, 2, 4], "by": [1, 2]},
+                              "restrictions": ["lambda p: p['bx'] > 1", "bx * by <= 4"], "cache": {}})",
+                          "lambda.json");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  ASSERT_EQ(f->space.constraints().size(), 1u);
+  EXPECT_EQ(f->space.constraints()[0].text(), "bx * by <= 4");
+  ASSERT_EQ(f->warnings.size(), 1u);
+  EXPECT_EQ(f->warnings[0].rfind("lambda.json: restrictions[0] left out (", 0), 0u) << f->warnings[0];
+  EXPECT_EQ(f->space.Enumerated()->size(), 5u);  // (4, 2) breaks the one kept
 }
 
 }  // namespace
