@@ -33,8 +33,12 @@ import sys
 
 
 def is_cache(path):
-    with open(path) as f:
-        doc = json.load(f)
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt") as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return False
     return isinstance(doc, dict) and isinstance(doc.get("tune_params"), dict) and isinstance(doc.get("cache"), dict)
 
 
@@ -127,6 +131,7 @@ def main():
     budgets = [int(b) for b in a.budgets.split(",")]
     wanted = [s for s in a.spaces.split(",") if s]
     result = {}
+    unreadable = 0
     paths = glob.glob(os.path.join(a.dir, "*.json.gz")) + glob.glob(os.path.join(a.dir, "*.json"))
     for path in sorted(paths):
         # As tune_replay_bench names spaces: the file name without .json(.gz) (kernel_device);
@@ -134,10 +139,12 @@ def main():
         name = re.sub(r"\.json(\.gz)?$", "", os.path.basename(path))
         if wanted and name not in wanted and name.split("_")[0] not in wanted:
             continue
-        if not path.endswith(".gz") and not is_cache(path):
+        if not is_cache(path):
             # A plain .json beside the caches may be something else (the fixtures hold a T4 space
-            # file); tune_replay_bench skips it too.
+            # file), and a broken .json.gz should not stop the other spaces; tune_replay_bench
+            # skips both too (and exits 2 for the second).
             sys.stderr.write("optuna_replay: skipped: %s is not a Kernel Tuner cache file\n" % path)
+            unreadable += path.endswith(".gz")
             continue
         jobs = [(path, seed, budgets, a.asks_per_evaluation) for seed in range(a.seeds)]
         if a.jobs > 1:
@@ -154,7 +161,7 @@ def main():
     else:
         with open(a.out, "w") as f:
             f.write(text)
-    return 0
+    return 2 if unreadable else 0
 
 
 if __name__ == "__main__":

@@ -23,16 +23,18 @@ bin="$out/tune_replay_bench"
 [ -x "$bin" ] || { echo "run_tune_bench: $bin not built (cmake --build $build --target tune_replay_bench)" >&2; exit 1; }
 
 optuna_args=()
+status=0
 if /usr/bin/python3 -c 'import optuna' 2>/dev/null; then
   echo "Optuna TPE: $seeds seeds per space ($jobs processes)..." >&2
+  # A cache that does not replay is skipped by both (exit 2 at the end): the others still run.
   /usr/bin/python3 bench/optuna_replay.py "${dir_args[@]}" --seeds "$seeds" --budgets "$budgets" --jobs "$jobs" \
-    --out "$out/optuna_replay.json"
+    --out "$out/optuna_replay.json" || status=$?
   optuna_args=(--optuna "$out/optuna_replay.json")
 else
   echo "run_tune_bench: python3-optuna missing; the table has no Optuna row" >&2
 fi
 "$bin" "${dir_args[@]}" --seeds "$seeds" --budgets "$budgets" --samplers "$samplers" --jobs "$jobs" \
-  --json "$out/tune_replay.json" "${optuna_args[@]}"
+  --json "$out/tune_replay.json" "${optuna_args[@]}" || status=$?
 
 # Held-out sub-spaces (bench/make_derived_spaces.py): the default sampler only, as a check that its
 # settings, chosen on the three spaces above, carry over. HELDOUT=0 skips them.
@@ -52,3 +54,4 @@ if [ "${SCALE:-1}" != 0 ]; then
   "$bin" --dir "$out/scale" --seeds "$seeds" --budgets "$budgets" --samplers auto,random --jobs "$jobs" \
     --json "$out/tune_replay_scale.json"
 fi
+exit "$status"
