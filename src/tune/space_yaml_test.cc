@@ -71,6 +71,8 @@ TEST(SpaceYamlTest, IntRangesBeyondExactDoublesAreErrors) {
   EXPECT_EQ(Message("parameters:\n  - {name: a, type: int, low: -9007199254740992, high: 9007199254740992}\n"),
             "s.yaml: line 2: parameter 'a': more than 2^53 values between low and high");
   EXPECT_EQ(Message("parameters:\n  - {name: seed, type: int, low: 0, high: 4294967295}\n"), "accepted");
+  EXPECT_EQ(Message("parameters:\n  - {name: a, type: int, low: 0, high: 9, default: 1e300}\n"),
+            "s.yaml: line 2: parameter 'a': default: 1e+300 is beyond +-2^53");
 }
 
 // low + k * step in binary is off in the last bits: the command received 0.30000000000000004, and
