@@ -185,6 +185,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     // ReadDiagnosisFile says "is a trace ...; run `cann-profiler diagnose --trace` first" for a
     // trace given by mistake, as generate-plan and visualize do.
     ASSIGN_OR_RETURN(std::string report, ReadDiagnosisFile(o.from_diagnosis));
+    // The whole report's checks (its kind, its schema) before the first trial: the result is
+    // written from it at the end, and an error then threw the study away.
+    RETURN_IF_ERROR(ParseDiagnosis(report, o.from_diagnosis).status());
     ASSIGN_OR_RETURN(DiagnosisGuidance g,
                      ParseDiagnosisGuidance(report, o.from_diagnosis, /*require_knobs=*/o.space.empty()));
     guidance = std::move(g);

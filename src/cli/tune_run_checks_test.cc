@@ -48,6 +48,31 @@ TEST(TuneRunChecksTest, UnwritableOutputsAreErrorsBeforeTheFirstTrial) {
   EXPECT_TRUE(fs::exists(dir / "rep.html"));
 }
 
+// A --from_diagnosis document of another kind, or from a newer version, was found out only when
+// the result was written, after the whole study: now before the first trial, exit 2.
+TEST(TuneRunChecksTest, ADiagnosisOfAnotherKindOrVersionIsAnErrorBeforeTheFirstTrial) {
+  fs::path dir = TempDir("diagnosis_kind");
+  const std::string marker = (dir / "ran").string();
+  const std::string findings =
+      "findings:\n  - {category: layout_conversion, confidence: 0.9, title: t, evidence: [], suggestions: []}\n";
+  std::ofstream(dir / "card.yaml") << "kind: case_card\n" << findings;
+  std::ofstream(dir / "v2.yaml") << "schema_version: 2\nkind: diagnosis\n" << findings;
+  for (const char* report : {"card.yaml", "v2.yaml"}) {
+    ProcessResult r = Tune({"--from_diagnosis", report, "--budget", "2", "--storage", "memory", "--report", "",
+                            "--quiet", "--", "/bin/sh", "-c", "touch " + marker + "; echo '{\"ms\": 1}'", "sh",
+                            "{memory_format}"},
+                           dir.string());
+    EXPECT_EQ(r.exit_code, 2) << report << ": " << r.err;
+    EXPECT_FALSE(fs::exists(marker)) << report << ": a trial ran before the check";
+  }
+  EXPECT_NE(Tune({"--from_diagnosis", "card.yaml", "--", "true"}, dir.string())
+                .err.find("card.yaml: this is a 'case_card' document, not a diagnosis report"),
+            std::string::npos);
+  EXPECT_NE(Tune({"--from_diagnosis", "v2.yaml", "--", "true"}, dir.string())
+                .err.find("v2.yaml: schema_version 2 is newer than this cann-profiler reads (1)"),
+            std::string::npos);
+}
+
 // Parameters that appear neither as {name} in the command nor in an env entry reach the program
 // only as CPROF_PARAM_<NAME>: one warning before the first trial names them.
 TEST(TuneRunChecksTest, WarnsOnceAboutParametersTheCommandNeverReceives) {

@@ -1,6 +1,8 @@
 // ReplayEvaluator: cache records keyed by their parameter values.
 #include "tune/replay_evaluator.h"
 
+#include <algorithm>
+
 #include "tune/kernel_tuner_cache.h"
 
 namespace cprof::tune {
@@ -18,6 +20,29 @@ StatusOr<std::unique_ptr<ReplayEvaluator>> ReplayEvaluator::Open(const std::stri
     bool found = false;
     for (const std::string& n : out->names_) found = found || n == p.name;
     if (!found) return InvalidInput("{}: the cache has no parameter '{}' of the space", path, p.name);
+  }
+  // A parameter none of whose values the cache holds would make every proposal absent: the study
+  // walked past 100,000 of them and stopped with one evaluation and exit 0. Said before it starts.
+  for (const auto& [name, values] : cache.tune_params) {
+    const Parameter& p = space.param(*space.IndexOf(name));
+    std::string listed;
+    for (size_t i = 0; i < values.size() && i < 8; ++i) listed += (i ? ", " : "") + FormatValue(values[i]);
+    if (values.size() > 8) listed += ", ...";
+    if (p.continuous())
+      return InvalidInput("{}: parameter '{}' is a continuous range in the space, but the cache measured a list of "
+                          "values ({}): give it those values",
+                          path, name, listed);
+    // Records are found by the text of each value (`tile: "1"` in the space finds the cache's 1).
+    const bool any = std::any_of(values.begin(), values.end(), [&](const Value& v) {
+      const std::string text = FormatValue(v);
+      if (!p.values.empty())
+        return std::any_of(p.values.begin(), p.values.end(), [&](const Value& w) { return FormatValue(w) == text; });
+      std::optional<double> c = p.CoordOf(v);
+      return c && FormatValue(p.ValueAt(*c)) == text;
+    });
+    if (!any)
+      return InvalidInput("{}: none of the cache's values of parameter '{}' ({}) is a value of it in the space", path,
+                          name, listed);
   }
   for (KernelTunerRecord& r : cache.records) {
     std::string key;

@@ -99,6 +99,18 @@ StatusOr<Diagnosis> ParseDiagnosis(const std::string& text, const std::string& s
   if (!root.IsMap()) return InvalidInput("{}: a diagnosis report is a map with `findings`", source);
   if (const std::string kind = Str(root, "kind"); !kind.empty() && kind != "diagnosis")
     return InvalidInput("{}: this is a '{}' document, not a diagnosis report", source, kind);
+  // The newest layout this reader knows (cli_common.h's kSchemaVersion): a later one may mean its
+  // fields differently.
+  constexpr int64_t kNewestSchema = 1;
+  if (const YAML::Node v = root["schema_version"]; v && v.IsScalar()) {
+    int64_t version = 0;
+    if (!YAML::convert<int64_t>::decode(v, version) || version < 1)
+      return InvalidInput("{}: schema_version '{}' is not a positive integer", source, v.Scalar());
+    if (version > kNewestSchema)
+      return InvalidInput("{}: schema_version {} is newer than this cann-profiler reads ({}); run this version's "
+                          "`diagnose` again, or update",
+                          source, version, kNewestSchema);
+  }
   Diagnosis d;
   try {
     d.trace_path = Str(root, "trace");

@@ -144,6 +144,12 @@ TEST(DiagnosisReportTest, JsonRoundTripsAndHasTheDocumentedFields) {
   EXPECT_EQ(f["rank"], 1);
   EXPECT_EQ(f["evidence"]["events"][0]["ts_ns"].get<int64_t>(), 1700000000123456789);
   EXPECT_EQ(f["evidence"]["metrics"][1]["name"], "kernels_per_step");
+  // The reader refuses a schema newer than its own (1): read back as one this version wrote.
+  StatusOr<Diagnosis> newer = ParseDiagnosis(doc.dump(), "r.json");
+  ASSERT_FALSE(newer.ok());
+  EXPECT_EQ(newer.status().message().rfind("r.json: schema_version 7 is newer than this cann-profiler reads (1)", 0),
+            0u);
+  doc["schema_version"] = 1;
   StatusOr<Diagnosis> back = ParseDiagnosis(doc.dump(), "r.json");
   ASSERT_TRUE(back.ok()) << back.status().message();
   ExpectSame(d, *back);

@@ -1,0 +1,40 @@
+// The replay evaluator refuses a space that cannot meet its cache, before the study starts.
+#include "tune/replay_evaluator.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tune/space_file.h"
+
+namespace cprof::tune {
+namespace {
+
+// A space with the cache's parameter names but values it never holds made every proposal absent:
+// the study walked past 100,000 of them and ended with one evaluation, exit 0.
+TEST(ReplayEvaluatorTest, ASpaceWhoseValuesTheCacheNeverHoldsIsRefused) {
+  const std::string cache = (std::filesystem::temp_directory_path() / "cprof_replay_values.json").string();
+  std::ofstream(cache) << R"({"tune_params_keys": ["bx", "tile"], "tune_params": {"bx": [32, 64], "tile": [1, 2, 4]},
+    "cache": {"32,1": {"bx": 32, "tile": 1, "time": 1.0}, "64,4": {"bx": 64, "tile": 4, "time": 2.0}}})";
+  auto open = [&](const std::string& yaml) -> std::string {
+    auto f = ParseSpaceYaml(yaml, "s.yaml");
+    EXPECT_TRUE(f.ok()) << f.status().message();
+    auto r = ReplayEvaluator::Open(cache, f->space, false);
+    return r.ok() ? "opened" : r.status().message();
+  };
+  EXPECT_EQ(open("parameters:\n  - {name: bx, type: ordinal, values: [32, 64]}\n"
+                 "  - {name: tile, type: float, low: 1, high: 20}\n"),
+            cache + ": parameter 'tile' is a continuous range in the space, but the cache measured a list of values "
+                    "(1, 2, 4): give it those values");
+  EXPECT_EQ(open("parameters:\n  - {name: bx, type: int, low: 33, high: 40}\n"
+                 "  - {name: tile, type: ordinal, values: [1, 2, 4]}\n"),
+            cache + ": none of the cache's values of parameter 'bx' (32, 64) is a value of it in the space");
+  // Some values the cache lacks are hidden constraints, not an error; the text "1" matches 1.
+  EXPECT_EQ(open("parameters:\n  - {name: bx, type: int, low: 30, high: 40}\n"
+                 "  - {name: tile, type: categorical, values: [\"1\", \"8\"]}\n"),
+            "opened");
+}
+
+}  // namespace
+}  // namespace cprof::tune
