@@ -108,7 +108,7 @@ Status CheckOutputWritable(const std::string& path, std::string_view option) {
 Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, std::string>& params,
                          const std::optional<DiagnosisGuidance>& guidance,
                          const std::map<std::string, std::string>& guided, const std::string& result,
-                         CommandContext& ctx) {
+                         CommandContext& ctx, bool default_kept) {
   std::string device = "cpu", trace;
   uint64_t hash = 0;
   if (!o.from_diagnosis.empty()) {
@@ -121,7 +121,8 @@ Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, st
   for (const auto& [param, value] : guided) {
     auto chosen = params.find(param);
     if (chosen != params.end() && chosen->second != value && why.count(param))
-      why[param] += fmt::format("; its fix {}={} measured worse", param, value);
+      why[param] += default_kept ? fmt::format("; its fix {}={} measured no better than the default", param, value)
+                                 : fmt::format("; its fix {}={} measured worse", param, value);
   }
   RuntimeAdjustment a = RuntimeAdjustmentFromTuned(params, why, device, result);
   a.trace = trace;
@@ -410,10 +411,15 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     if (!o.quiet) ctx.err << "tuning report written to " << o.report << "\n";
   }
   if (r.best && (guidance || !o.runtime_adjustment.empty())) {
-    const std::string result = fmt::format("tune: best of {} trials ({} = {}{})", r.evaluations, objective_name,
-                                           best_value ? FormatValueText(*best_value) : "?",
-                                           improvement ? fmt::format(", {:+.1f}% vs the default", 100 * *improvement) : "");
-    RETURN_IF_ERROR(WriteTunedRuntime(o, r.trials[*r.best].params, guidance, guided_values, result, ctx));
+    // A best that the re-measurement cannot tell from the default changes nothing worth setting:
+    // the default's values are written, each saying so.
+    const bool keep_default = outcome.within_noise.value_or(false) && r.default_trial;
+    std::string result = fmt::format("tune: best of {} trials ({} = {}{})", r.evaluations, objective_name,
+                                     best_value ? FormatValueText(*best_value) : "?",
+                                     improvement ? fmt::format(", {:+.1f}% vs the default", 100 * *improvement) : "");
+    if (keep_default) result += "; within the noise of the default (the intervals overlap): the default is kept";
+    RETURN_IF_ERROR(WriteTunedRuntime(o, r.trials[keep_default ? *r.default_trial : *r.best].params, guidance,
+                                      guided_values, result, ctx, keep_default));
   }
   return r.best ? ExitCode::kOk : ExitCode::kVerdictFailed;
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cli/tune_command_test_util.h"
@@ -71,6 +72,27 @@ TEST(TuneRunChecksTest, ADiagnosisOfAnotherKindOrVersionIsAnErrorBeforeTheFirstT
   EXPECT_NE(Tune({"--from_diagnosis", "v2.yaml", "--", "true"}, dir.string())
                 .err.find("v2.yaml: schema_version 2 is newer than this cann-profiler reads (1)"),
             std::string::npos);
+}
+
+// Every configuration measures 10 ms +- 0.4 (a fixed cycle of offsets): the best found cannot be
+// told from the default, and runtime_adjustment.yaml kept the best's values all the same.
+TEST(TuneRunChecksTest, ABestWithinTheNoiseOfTheDefaultKeepsTheDefault) {
+  fs::path dir = TempDir("within_noise");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 5, default: 0}\n";
+  std::ofstream(dir / "b.py") << "import os, json\n"
+                                 "n = int(open('n').read()) if os.path.exists('n') else 0\n"
+                                 "open('n', 'w').write(str(n + 1))\n"
+                                 "print(json.dumps({'ms': 10 + [0.4, -0.4, 0.1, -0.1, 0.3, -0.3][n % 6]}))\n";
+  ProcessResult r = Tune({"--space", "space.yaml", "--objective", "ms:min", "--budget", "6", "--storage", "memory",
+                          "--report", "", "--seed", "1", "--runtime_adjustment", "ra.yaml", "--", "/usr/bin/python3",
+                          "b.py", "{x}"},
+                         dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_NE((r.out + r.err).find("(within the noise: the intervals overlap)"), std::string::npos) << r.out << r.err;
+  std::ifstream in(dir / "ra.yaml");
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(written.find("value: 0\n"), std::string::npos) << written;
+  EXPECT_NE(written.find("the default is kept"), std::string::npos) << written;
 }
 
 // Parameters that appear neither as {name} in the command nor in an env entry reach the program
