@@ -108,10 +108,20 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
   } catch (const YAML::Exception& e) {
     return InvalidInput("--from_diagnosis {}: line {}: {}", source, e.mark.line + 1, e.msg);
   }
-  if (knobs.empty() && require_knobs)
-    return Unavailable("--from_diagnosis {}: no finding with confidence >= {} suggests a tunable knob; give the space "
-                       "with --space",
-                       source, kMinGuidanceConfidence);
+  if (knobs.empty() && require_knobs) {
+    // Which findings there were: "no finding with confidence >= 0.3" read as if none were
+    // confident, when a 0.80 device_idle had no knob to tune.
+    std::string found;
+    for (const GuidanceFinding& f : findings)
+      found += fmt::format("{}{} ({:.2f})", found.empty() ? "" : ", ", f.category, f.confidence);
+    return Unavailable(
+        "--from_diagnosis {}: {}; knobs come from layout_conversion, thread_oversubscription, memory_churn, "
+        "memory_fragmentation, env_config, launch_overhead, fusion_candidate, dataloader, host_gap and "
+        "affinity_api findings: give the space with --space",
+        source,
+        found.empty() ? fmt::format("no finding has confidence >= {}", kMinGuidanceConfidence)
+                      : "no finding suggests a tunable knob (found: " + found + ")");
+  }
   DiagnosisGuidance g;
   g.findings = std::move(findings);
   g.fixes = std::move(g_fixes);

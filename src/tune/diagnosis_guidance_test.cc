@@ -96,6 +96,19 @@ TEST(DiagnosisGuidanceTest, GuidedStartInTheUsersOwnSpace) {
 TEST(DiagnosisGuidanceTest, NothingTunableOrBadInput) {
   EXPECT_EQ(ParseDiagnosisGuidance("findings:\n  - {category: tail_latency, confidence: 0.9}\n", "t.yaml").status().code(),
             StatusCode::kUnavailable);
+  // It names the findings there were: "no finding with confidence >= 0.3" read as if none were.
+  const std::string idle =
+      ParseDiagnosisGuidance("findings:\n  - {category: device_idle, confidence: 0.8}\n", "i.yaml").status().message();
+  EXPECT_EQ(idle.rfind("--from_diagnosis i.yaml: no finding suggests a tunable knob (found: device_idle (0.80)); "
+                       "knobs come from layout_conversion, ",
+                       0),
+            0u)
+      << idle;
+  EXPECT_NE(ParseDiagnosisGuidance("findings:\n  - {category: device_idle, confidence: 0.1}\n", "l.yaml")
+                .status()
+                .message()
+                .find("no finding has confidence >= 0.3"),
+            std::string::npos);
   EXPECT_EQ(ParseDiagnosisGuidance("findings: [ {", "b.yaml").status().code(), StatusCode::kInvalidInput);
   EXPECT_EQ(ParseDiagnosisGuidance("steps: 3\n", "s.yaml").status().code(), StatusCode::kInvalidInput);
   EXPECT_EQ(LoadDiagnosisGuidance("/nonexistent.yaml").status().code(), StatusCode::kNotFound);
