@@ -8,9 +8,6 @@
 #include "tune/rng.h"
 
 namespace cprof::tune {
-namespace {
-constexpr double kMaxExactInt = 9007199254740992.0;  // 2^53: doubles hold every integer up to it
-}  // namespace
 
 const char* ParamTypeName(ParamType t) {
   switch (t) {

@@ -16,6 +16,10 @@
 
 namespace cprof::tune {
 
+// 2^53: doubles hold every integer up to it. Int bounds, int values and the number of values of a
+// range stay within it (coordinates are doubles).
+inline constexpr double kMaxExactInt = 9007199254740992.0;
+
 enum class ParamType {
   kInt,          // integers low..high by step (log: values spaced geometrically for sampling)
   kFloat,        // reals in [low, high]; continuous unless step > 0

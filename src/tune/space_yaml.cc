@@ -86,7 +86,7 @@ StatusOr<Value> ParameterValue(const Parameter& p, Value v, const std::string& w
   if (!x) return v;
   if (p.type == ParamType::kInt) {
     if (std::trunc(*x) != *x) return InvalidInput("{}: {} is not an integer", what, FormatValue(v));
-    if (std::fabs(*x) > 9007199254740992.0) return InvalidInput("{}: {} is beyond +-2^53", what, FormatValue(v));
+    if (std::fabs(*x) > kMaxExactInt) return InvalidInput("{}: {} is beyond +-2^53", what, FormatValue(v));
     return Value{static_cast<int64_t>(*x)};
   }
   if (p.type == ParamType::kFloat) return Value{*x};

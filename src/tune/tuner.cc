@@ -531,8 +531,9 @@ void WorkerLoop(Study& st, StudyStorage& store, const std::string& me) {
           }
           // The study as this trial finished it: trials this process stored after it are left out
           // (counting them showed "[3/14]" twice and no "[2/14]" with several workers).
-          const auto mine = std::find(st.committed.begin(), st.committed.end(), job.id);
-          const std::set<int64_t> later(mine == st.committed.end() ? mine : mine + 1, st.committed.end());
+          // From the end: the job was stored moments ago, after every infeasible trial before it.
+          const auto mine = std::find(st.committed.rbegin(), st.committed.rend(), job.id);
+          const std::set<int64_t> later(st.committed.rbegin(), mine);
           const StudyTally tally = Tally(*trials, objs, later);
           pr.evaluations = tally.evaluations;
           pr.best_value = tally.best_value;
