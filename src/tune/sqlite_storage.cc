@@ -97,6 +97,14 @@ class SqliteStorage final : public StudyStorage {
       else if (!ec && ::access(dir.c_str(), W_OK) != 0) msg += fmt::format(" (the folder {} is not writable)", dir.string());
       return InvalidInput("{}: cannot open SQLite database: {}", path, msg);
     }
+    // SQLite opens a file it may not write read-only without saying so; the first trial then
+    // failed with "attempt to write a readonly database". Every trial is written: refuse here.
+    if (sqlite3_db_readonly(db, "main") == 1) {
+      sqlite3_close(db);
+      return InvalidInput("{}: the study database is read-only for this user; tune writes every trial to it "
+                          "(make it writable, or give another --storage)",
+                          path);
+    }
     auto s = std::make_unique<SqliteStorage>(db, path);
     sqlite3_busy_timeout(db, kBusyTimeoutMs);
     // WAL + synchronous=NORMAL: a committed transaction survives the process being killed.

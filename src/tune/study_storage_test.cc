@@ -3,6 +3,8 @@
 #include "tune/study_storage.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -104,6 +106,34 @@ TEST(StudyStorageTest, StorageUrlTyposNameTheFix) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("the folder /nonexistent/dir does not exist"), std::string::npos)
       << missing.status().message();
+}
+
+// SQLite opens a file it may not write read-only without an error; the study must be refused when
+// opened, not fail at its first trial. Root writes any file, so the check runs as 'nobody' then.
+TEST(StudyStorageTest, AReadOnlyStudyFileIsRefusedWhenOpened) {
+  const std::string path = TempPath("readonly.db");
+  {
+    auto store = OpenStudyStorage("sqlite://" + path);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    ASSERT_TRUE((*store)->OpenStudy("s", "fp").ok());
+  }
+  ASSERT_EQ(::chmod(path.c_str(), 0444), 0);
+  ASSERT_EQ(::chmod(std::filesystem::path(path).parent_path().c_str(), 0755), 0);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
+    auto store = OpenStudyStorage("sqlite://" + path);
+    if (store.ok()) ::_exit(1);
+    const bool named = store.status().code() == StatusCode::kInvalidInput &&
+                       store.status().message().find(path + ": the study database is read-only") != std::string::npos;
+    ::_exit(named ? 0 : 2);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: opened; 2: another error; 3: could not become nobody";
+  ::chmod(path.c_str(), 0644);
 }
 
 }  // namespace
