@@ -61,6 +61,15 @@ std::vector<Knob> KnobsFor(const std::string& category) {
             {Categorical("pin_memory", {int64_t{0}, int64_t{1}}), std::nullopt}};
   if (category == "affinity_api")
     return {{Categorical("optimizer_impl", {"for_loop", "foreach", "fused"}), Value{"foreach"}}};
+  if (category == "device_idle") {
+    // A symptom: the device waits for the host, to feed it input or to launch its work. Both
+    // remedies are searched, neither is a starting point (the specific rules, dataloader, host_gap
+    // and launch_overhead, give one when they fire).
+    std::vector<Knob> knobs = KnobsFor("dataloader");
+    knobs.push_back(KnobsFor("launch_overhead").front());
+    for (Knob& k : knobs) k.fix.reset();
+    return knobs;
+  }
   return {};
 }
 
@@ -110,14 +119,14 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
   }
   if (knobs.empty() && require_knobs) {
     // Which findings there were: "no finding with confidence >= 0.3" read as if none were
-    // confident, when a 0.80 device_idle had no knob to tune.
+    // confident, when a 0.80 device_idle (it had no knob then) was in the report.
     std::string found;
     for (const GuidanceFinding& f : findings)
       found += fmt::format("{}{} ({:.2f})", found.empty() ? "" : ", ", f.category, f.confidence);
     return Unavailable(
         "--from_diagnosis {}: {}; knobs come from layout_conversion, thread_oversubscription, memory_churn, "
-        "memory_fragmentation, env_config, launch_overhead, fusion_candidate, dataloader, host_gap and "
-        "affinity_api findings: give the space with --space",
+        "memory_fragmentation, env_config, launch_overhead, fusion_candidate, dataloader, host_gap, "
+        "device_idle and affinity_api findings: give the space with --space",
         source,
         found.empty() ? fmt::format("no finding has confidence >= {}", kMinGuidanceConfidence)
                       : "no finding suggests a tunable knob (found: " + found + ")");

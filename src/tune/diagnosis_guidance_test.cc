@@ -55,6 +55,27 @@ TEST(DiagnosisGuidanceTest, CategoriesBecomeKnobsWithTodayAsTheStart) {
   EXPECT_EQ(g->fixes.count("tail_latency"), 0u);
 }
 
+// device_idle is a symptom: the input pipeline's and the launch knobs are searched, and no fix is
+// assumed (the rule that names the cause gives one).
+TEST(DiagnosisGuidanceTest, DeviceIdleSearchesInputAndLaunchKnobsWithoutAFix) {
+  StatusOr<DiagnosisGuidance> g =
+      ParseDiagnosisGuidance("findings:\n  - {category: device_idle, title: idle, confidence: 0.8}\n", "i.yaml");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  std::vector<std::string> names;
+  for (const Parameter& p : g->space.params) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"num_workers", "pin_memory", "compile_mode"}));
+  EXPECT_EQ(g->why.at("num_workers"), "device_idle: idle");
+  EXPECT_EQ(g->fixes.count("device_idle"), 0u);
+  EXPECT_TRUE(SearchSpace::Create(g->space).ok());
+  // With the specific finding beside it, that one's fix is the start.
+  g = ParseDiagnosisGuidance(
+      "findings:\n  - {category: device_idle, confidence: 0.8}\n  - {category: dataloader, confidence: 0.6}\n",
+      "i.yaml");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->space.params.size(), 3u);
+  EXPECT_EQ(g->fixes.at("dataloader").at("num_workers"), Value{int64_t{2}});
+}
+
 TEST(DiagnosisGuidanceTest, GuidedStartInTheUsersOwnSpace) {
   auto space = SearchSpace::Create(SpaceDefinition{
       .params = {[] {
@@ -97,13 +118,13 @@ TEST(DiagnosisGuidanceTest, NothingTunableOrBadInput) {
   EXPECT_EQ(ParseDiagnosisGuidance("findings:\n  - {category: tail_latency, confidence: 0.9}\n", "t.yaml").status().code(),
             StatusCode::kUnavailable);
   // It names the findings there were: "no finding with confidence >= 0.3" read as if none were.
-  const std::string idle =
-      ParseDiagnosisGuidance("findings:\n  - {category: device_idle, confidence: 0.8}\n", "i.yaml").status().message();
-  EXPECT_EQ(idle.rfind("--from_diagnosis i.yaml: no finding suggests a tunable knob (found: device_idle (0.80)); "
+  const std::string tail =
+      ParseDiagnosisGuidance("findings:\n  - {category: tail_latency, confidence: 0.8}\n", "i.yaml").status().message();
+  EXPECT_EQ(tail.rfind("--from_diagnosis i.yaml: no finding suggests a tunable knob (found: tail_latency (0.80)); "
                        "knobs come from layout_conversion, ",
                        0),
             0u)
-      << idle;
+      << tail;
   EXPECT_NE(ParseDiagnosisGuidance("findings:\n  - {category: device_idle, confidence: 0.1}\n", "l.yaml")
                 .status()
                 .message()
