@@ -154,6 +154,55 @@ TEST_F(PostgresStorageTest, TwoWorkersShareOneStudyWithoutDuplicates) {
   EXPECT_FALSE(samplers.empty());
 }
 
+// The first 3 trials failing alike stop the study (its setup is wrong) and are reopened under no
+// worker; on PostgreSQL as on SQLite, the rerun after the fix runs them, the default first.
+TEST_F(PostgresStorageTest, TrialsReopenedAfterAWrongSetupRunOnTheRerun) {
+  auto f = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 15, default: 0}\n", "x.yaml");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  struct Command : Evaluator {
+    bool fixed = false;
+    EvalResult Evaluate(const std::map<std::string, std::string>& p, Rng&) override {
+      EvalResult e;
+      if (fixed) {
+        e.state = TrialState::kComplete;
+        e.metrics["t"] = 1.0 + std::stoi(p.at("x"));
+      } else {
+        e.reason = "exit code 2: bench.py: error: unrecognized arguments: --bogus";
+        e.exit_error = true;
+      }
+      return e;
+    }
+  } command;
+  auto store = OpenStudyStorage(server_->url());
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  TuneOptions o;
+  o.study_name = "reopen";
+  o.budget = 5;
+  o.sampler = "random";
+  o.objectives = {{"t", false}};
+  auto r = RunStudy(f->space, command, **store, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput) << r.status().message();
+  auto id = (*store)->OpenStudy("reopen", StudyFingerprint(f->space, o.objectives, ""));
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  auto kept = (*store)->LoadTrials(*id);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  ASSERT_EQ(kept->size(), 3u);
+  for (const TrialRecord& t : *kept) {
+    EXPECT_EQ(t.state, TrialState::kPending) << t.number;
+    EXPECT_EQ(t.worker, "") << t.number;
+    EXPECT_EQ(t.reason, "") << t.number;
+  }
+  command.fixed = true;
+  o.time_limit_ns = int64_t{60} * 1'000'000'000;  // trials left to a live worker would be waited for
+  r = RunStudy(f->space, command, **store, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->evaluations, 5);
+  ASSERT_TRUE(r->default_trial);
+  EXPECT_EQ(r->trials[*r->default_trial].state, TrialState::kComplete);
+  for (const TrialSummary& t : r->trials) EXPECT_EQ(t.state, TrialState::kComplete) << t.number;
+}
+
 // A server that is not there: one line naming what failed (libpq's message spans two, with a tab).
 TEST(PostgresStorageOpenTest, RefusedConnectionIsOneLine) {
   auto store = OpenStudyStorage("postgresql://nobody@127.0.0.1:1/db");
