@@ -146,6 +146,19 @@ TEST(TuneCommandTest, ReportShowsTheParetoFrontOfSeveralObjectives) {
   EXPECT_NE(page.find("<td>7</td><td>103</td><td class=\"l\"><code>x=3</code>"), std::string::npos);
 }
 
+// Without --objective the command's only metric is the objective, and --json names it.
+TEST(TuneCommandTest, JsonNamesTheObjectiveItChoseItself) {
+  fs::path dir = TempDir("only_metric");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
+  ProcessResult r = Tune({"--space", "space.yaml", "--budget", "3", "--storage", "memory", "--quiet", "--json", "--",
+                          "/bin/sh", "-c", "echo \"{{\\\"ms\\\": $(( 10 - $1 ))}}\"", "sh", "{x}"},
+                         dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = LastJsonLine(r.out);
+  EXPECT_EQ(j["objective"], "ms:min") << r.out;
+  EXPECT_TRUE(j["best_value"].is_number()) << r.out;
+}
+
 TEST(TuneCommandTest, ContractFlagsAndErrors) {
   // Both spellings of multi-word flags; durations with units.
   ProcessResult dash =

@@ -132,7 +132,10 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   Json doc = NewJsonDocument("tune");
   doc["study"] = r.study_name;
   doc["storage"] = in.storage_url;
-  doc["objective"] = FormatObjectives(in.options.objectives);
+  // Without --objective, the command's only metric (it read "objective": "" beside a best_value).
+  doc["objective"] = FormatObjectives(in.options.objectives.empty() && !o.objective.empty()
+                                          ? std::vector<ObjectiveSpec>{{o.objective, false}}
+                                          : in.options.objectives);
   doc["best_value"] = opt(o.best_value);
   doc["best_params"] = r.best ? ParamsJson(r.trials[*r.best].params) : Json(nullptr);
   doc["best_trial"] = r.best ? Json(r.trials[*r.best].number) : Json(nullptr);
