@@ -13,6 +13,9 @@
 // Semantics, shared with optuna_replay.py: configurations absent from the cache cost nothing,
 // failed ones cost one evaluation, duplicates are never proposed (and would cost nothing). Each
 // budget is a separate study (the sampler is told its budget, as `tune --budget B` tells it).
+// For `auto` (the default sampler) a line per space says whether it meets the target of the tune
+// issue (score >= 0.5 at every budget, with the standard error of the lowest; >= 0.95 of the
+// optimum at 200), and the last line on how many spaces.
 // CPROF_BENCH_TRACE=1 prints each study's fractions in evaluation order to stderr; =2 also the
 // key of each evaluated configuration (one per line), to see where a sampler spends its budget.
 #include <algorithm>
@@ -223,6 +226,7 @@ int main(int argc, char** argv) {
   }
 
   nlohmann::json out = {{"schema_version", 1}, {"seeds", seeds}, {"budgets", budgets}, {"spaces", nlohmann::json::object()}};
+  std::vector<std::string> met, missed;  // spaces where auto meets the issue's target, and not
   for (const auto& sc : cases) {
     std::printf("\n%s: %zu valid + %zu failed configurations of %.0f; optimum %.4f ms\n", sc->name.c_str(),
                 sc->replay->valid_objectives().size(), sc->replay->failed_count(),
@@ -244,6 +248,7 @@ int main(int argc, char** argv) {
                          {"random_expected_time", random_time},
                          {"strategies", nlohmann::json::object()}};
 
+    std::vector<double> auto_scores, auto_score_se, auto_fracs;  // the default sampler's, for the target
     auto report = [&](const std::string& label, const std::vector<std::vector<double>>& best_by_seed) {
       std::vector<double> fracs, scores, time_scores;
       std::printf("%-18s", label.c_str());
@@ -263,6 +268,17 @@ int main(int argc, char** argv) {
         scores.push_back(score);
         time_scores.push_back(tscore);
         std::printf("  %.3f %5.2f %5.2f  ", frac, score, tscore);
+        if (label == "auto") {
+          double ss = 0;  // the score's standard error, from the spread of frac over seeds
+          for (const auto& run : best_by_seed) {
+            const double f = std::isfinite(run[b]) ? sc->optimum / run[b] : 0.0;
+            ss += (f - frac) * (f - frac);
+          }
+          const double n = static_cast<double>(best_by_seed.size());
+          auto_scores.push_back(score);
+          auto_score_se.push_back(n > 1 ? std::sqrt(ss / (n - 1) / n) / (1.0 - random_expected[b]) : 0.0);
+          auto_fracs.push_back(frac);
+        }
       }
       std::printf("\n");
       std::fflush(stdout);
@@ -299,7 +315,30 @@ int main(int argc, char** argv) {
       }
       if (!best_by_seed.empty()) report("optuna-tpe", best_by_seed);
     }
+    if (!auto_scores.empty()) {
+      // The issue's target for the default sampler: score >= 0.5 at every budget, and >= 0.95 of
+      // the optimum at 200 evaluations.
+      const size_t low = static_cast<size_t>(std::min_element(auto_scores.begin(), auto_scores.end()) -
+                                             auto_scores.begin());
+      const auto at200 = std::find(budgets.begin(), budgets.end(), 200);
+      const bool score_met = auto_scores[low] >= 0.5;
+      const bool frac_met = at200 == budgets.end() || auto_fracs[static_cast<size_t>(at200 - budgets.begin())] >= 0.95;
+      std::printf("target (auto): score >= 0.5 at every budget %s (lowest %.2f +- %.2f at %d)", score_met ? "met" : "NOT met",
+                  auto_scores[low], auto_score_se[low], budgets[low]);
+      if (at200 != budgets.end())
+        std::printf("; >= 0.95 of the optimum at 200 %s (%.3f)", frac_met ? "met" : "NOT met",
+                    auto_fracs[static_cast<size_t>(at200 - budgets.begin())]);
+      std::printf("\n");
+      js["target"] = {{"met", score_met && frac_met}, {"lowest_score", auto_scores[low]},
+                      {"lowest_score_se", auto_score_se[low]}, {"at_budget", budgets[low]}};
+      (score_met && frac_met ? met : missed).push_back(sc->name);
+    }
     out["spaces"][sc->name] = js;
+  }
+  if (!met.empty() || !missed.empty()) {
+    std::printf("\ntarget (auto) met on %zu of %zu spaces", met.size(), met.size() + missed.size());
+    for (size_t i = 0; i < missed.size(); ++i) std::printf("%s%s", i ? ", " : "; not on: ", missed[i].c_str());
+    std::printf("\n");
   }
   if (!json_path.empty()) {
     std::ofstream f(json_path);
