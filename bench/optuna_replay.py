@@ -10,7 +10,8 @@ Same semantics as cann-profiler's replay evaluator (src/tune/replay_evaluator.h)
   - a configuration Optuna proposes again is answered from what was measured and costs nothing
     (Optuna's TPE may repeat itself; ours never does).
 Optuna sees only the parameter lists (`tune_params`), as suggest_categorical choices — exactly what
-a user of Optuna would write for these spaces.
+a user of Optuna would write for these spaces. T4 results files (Kernel Tuner's output format) are
+read as caches, as cann-profiler reads them (as_cache).
 
   /usr/bin/python3 bench/optuna_replay.py --seeds 50 --budgets 25,50,100,200 --out optuna.json
 
@@ -32,20 +33,60 @@ import statistics
 import sys
 
 
-def is_cache(path):
+FAILURES = {"compile": "CompilationFailedConfig", "runtime": "RuntimeFailedConfig", "timeout": "TimeoutConfig"}
+
+
+def as_cache(doc):
+    """T4 results (Kernel Tuner's output file) as a cache, as kernel_tuner_cache.cc reads them: the
+    values the results hold are the parameter lists (numbers ascending), a result that broke the
+    restrictions is absent, other invalid ones failed."""
+    if not isinstance(doc, dict) or "tune_params" in doc or not isinstance(doc.get("results"), list):
+        return doc
+    results = doc["results"]
+    if not results:
+        return {}
+    keys = list(results[0]["configuration"].keys())
+    values = {k: [] for k in keys}
+    cache = {}
+    for res in results:
+        config = res["configuration"]
+        for k in keys:
+            if config[k] not in values[k]:
+                values[k].append(config[k])
+        invalidity = res.get("invalidity", "correct")
+        if invalidity == "constraints":
+            continue
+        rec = dict(config)
+        times = (res.get("times") or {}).get("runtimes") or []
+        measured = [m.get("value") for m in res.get("measurements") or [] if m.get("name") == "time"]
+        rec["times"] = times
+        if invalidity != "correct":
+            rec["time"] = FAILURES.get(invalidity, "InvalidConfig (%s)" % invalidity)
+        else:
+            rec["time"] = measured[0] if measured else (statistics.fmean(times) if times else None)
+        cache[",".join(str(config[k]) for k in keys)] = rec
+    for k in keys:
+        if all(isinstance(v, (int, float)) for v in values[k]):
+            values[k].sort()
+    return {"tune_params_keys": keys, "tune_params": values, "cache": cache}
+
+
+def read_doc(path):
     opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return as_cache(json.load(f))
+
+
+def is_cache(path):
     try:
-        with opener(path, "rt") as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
+        doc = read_doc(path)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return False
     return isinstance(doc, dict) and isinstance(doc.get("tune_params"), dict) and isinstance(doc.get("cache"), dict)
 
 
 def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        doc = json.load(f)
+    doc = read_doc(path)
     keys = doc.get("tune_params_keys") or list(doc["tune_params"].keys())
     params = [(k, doc["tune_params"][k]) for k in keys]
     table = {}
@@ -143,7 +184,7 @@ def main():
             # A plain .json beside the caches may be something else (the fixtures hold a T4 space
             # file), and a broken .json.gz should not stop the other spaces; tune_replay_bench
             # skips both too (and exits 2 for the second).
-            sys.stderr.write("optuna_replay: skipped: %s is not a Kernel Tuner cache file\n" % path)
+            sys.stderr.write("optuna_replay: skipped: %s is not a Kernel Tuner cache or T4 results file\n" % path)
             unreadable += path.endswith(".gz")
             continue
         jobs = [(path, seed, budgets, a.asks_per_evaluation) for seed in range(a.seeds)]

@@ -460,7 +460,7 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_option("--report", o->report, "the HTML report: result, convergence, parameter importance, trials")
       ->capture_default_str();
   cmd->add_option("--replay", o->replay,
-                  "evaluate by lookup in a Kernel Tuner cache file (benchmarks; absent configurations are free)");
+                  "evaluate by lookup in a Kernel Tuner cache file or T4 results (benchmarks; absent configurations are free)");
   cmd->add_flag("--replay_noise", o->replay_noise, "with --replay: one random sample of `times`, not their mean");
   cmd->add_option("--seed", o->seed,
                   "random seed: the same seed reproduces the study with one worker (with --workers K the "

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "base/byte_source.h"
@@ -103,6 +104,77 @@ StatusOr<SpaceFile> Finish(SpaceDefinition def, const std::string& origin, const
   return f;
 }
 
+// A record's measurement from its `time` (a number, or an error string) and `times` (the runs).
+void SetMeasurement(const json& time, const json& times, KernelTunerRecord& r) {
+  if (times.is_array())
+    for (const json& t : times)
+      if (t.is_number()) r.times.push_back(t.get<double>());
+  if (time.is_string()) {
+    r.error = time.get<std::string>().empty() ? "InvalidConfig" : time.get<std::string>();
+  } else if (time.is_number() && !(time.get<double>() >= 0 && time.get<double>() < kErrorTime)) {
+    // Kernel Tuner before its error strings marked a failed configuration with a time of 1e20;
+    // a negative time is no measurement either (autotuning_methodology reads both so).
+    r.error = fmt::format("InvalidConfig (time {})", time.get<double>());
+  } else if (!r.times.empty()) {
+    double sum = 0;
+    for (double t : r.times) sum += t;
+    r.objective = sum / static_cast<double>(r.times.size());
+  } else if (time.is_number() && std::isfinite(time.get<double>())) {
+    r.objective = time.get<double>();
+  } else {
+    r.error = "no measurement";
+  }
+}
+
+// A T4 results file (Kernel Tuner's `store_output_file`: {"results": [{"configuration": {...},
+// "times": {"runtimes": [...]}, "measurements": [{"name": "time", "value": t}], "invalidity":
+// "correct" | "compile" | "runtime" | "timeout" | "correctness" | "constraints"}]}) read as a
+// cache. It names no parameter lists: each parameter's values are those its results hold (numbers
+// ascending, others in the order first seen). A result that broke the restrictions is absent, as
+// in a cache; one that failed otherwise is a failure named after Kernel Tuner's error strings.
+StatusOr<KernelTunerCache> FromT4Results(const json& j, const std::string& origin, bool with_records) {
+  const json& results = j["results"];
+  KernelTunerCache out;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const json& res = results[i];
+    if (!res.is_object() || !res.contains("configuration") || !res["configuration"].is_object())
+      return InvalidInput("{}: results[{}] has no 'configuration' object", origin, i);
+    const json& config = res["configuration"];
+    if (out.tune_params.empty())
+      for (const auto& [name, v] : config.items()) out.tune_params.emplace_back(name, std::vector<Value>{});
+    if (config.size() != out.tune_params.size())
+      return InvalidInput("{}: results[{}] has {} parameters, results[0] {}", origin, i, config.size(),
+                          out.tune_params.size());
+    KernelTunerRecord r;
+    for (auto& [name, values] : out.tune_params) {
+      std::optional<Value> v = config.contains(name) ? JsonValue(config[name]) : std::nullopt;
+      if (!v) return InvalidInput("{}: results[{}] lacks parameter '{}' or holds no number or text", origin, i, name);
+      if (std::none_of(values.begin(), values.end(), [&](const Value& x) { return x == *v; })) values.push_back(*v);
+      r.values.push_back(*v);
+    }
+    const std::string invalidity = res.value("invalidity", std::string("correct"));
+    if (!with_records || invalidity == "constraints") continue;
+    json time;
+    if (res.contains("measurements") && res["measurements"].is_array())
+      for (const json& m : res["measurements"])
+        if (m.is_object() && m.value("name", "") == "time" && m.contains("value")) time = m["value"];
+    const json times = res.contains("times") && res["times"].is_object() && res["times"].contains("runtimes")
+                           ? res["times"]["runtimes"]
+                           : json();
+    if (invalidity == "compile") time = "CompilationFailedConfig";
+    else if (invalidity == "runtime") time = "RuntimeFailedConfig";
+    else if (invalidity == "timeout") time = "TimeoutConfig";
+    else if (invalidity != "correct") time = "InvalidConfig (" + invalidity + ")";
+    SetMeasurement(time, times, r);
+    out.records.push_back(std::move(r));
+  }
+  if (out.tune_params.empty()) return InvalidInput("{}: 'results' is empty: no parameters to read", origin);
+  for (auto& [name, values] : out.tune_params)
+    if (std::all_of(values.begin(), values.end(), [](const Value& v) { return AsNumber(v).has_value(); }))
+      std::sort(values.begin(), values.end(), [](const Value& a, const Value& b) { return *AsNumber(a) < *AsNumber(b); });
+  return out;
+}
+
 StatusOr<SpaceFile> SpaceFromT4(const json& j, const std::string& origin) {
   const json& cs = j["ConfigurationSpace"];
   if (!cs.is_object() || !cs.contains("TuningParameters") || !cs["TuningParameters"].is_array())
@@ -140,8 +212,10 @@ StatusOr<SpaceFile> SpaceFromT4(const json& j, const std::string& origin) {
 StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const std::string& origin,
                                                  bool with_records) {
   ASSIGN_OR_RETURN(json j, ParseJson(text, origin));
+  if (!j.contains("tune_params") && j.contains("results") && j["results"].is_array())
+    return FromT4Results(j, origin, with_records);
   if (!j.contains("tune_params") || !j["tune_params"].is_object())
-    return InvalidInput("{}: no 'tune_params' (not a Kernel Tuner cache file)", origin);
+    return InvalidInput("{}: no 'tune_params' (not a Kernel Tuner cache file nor T4 results)", origin);
   KernelTunerCache out;
   std::vector<std::string> keys;
   if (j.contains("tune_params_keys") && j["tune_params_keys"].is_array()) {
@@ -182,24 +256,7 @@ StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const st
       r.values.push_back(*v);
     }
     const json& time = rec.contains("time") ? rec["time"] : json();
-    if (rec.contains("times") && rec["times"].is_array())
-      for (const json& t : rec["times"])
-        if (t.is_number()) r.times.push_back(t.get<double>());
-    if (time.is_string()) {
-      r.error = time.get<std::string>().empty() ? "InvalidConfig" : time.get<std::string>();
-    } else if (time.is_number() && !(time.get<double>() >= 0 && time.get<double>() < kErrorTime)) {
-      // Kernel Tuner before its error strings marked a failed configuration with a time of 1e20;
-      // a negative time is no measurement either (autotuning_methodology reads both so).
-      r.error = fmt::format("InvalidConfig (time {})", time.get<double>());
-    } else if (!r.times.empty()) {
-      double sum = 0;
-      for (double t : r.times) sum += t;
-      r.objective = sum / static_cast<double>(r.times.size());
-    } else if (time.is_number() && std::isfinite(time.get<double>())) {
-      r.objective = time.get<double>();
-    } else {
-      r.error = "no measurement";
-    }
+    SetMeasurement(time, rec.contains("times") ? rec["times"] : json(), r);
     out.records.push_back(std::move(r));
   }
   return out;
@@ -213,10 +270,14 @@ StatusOr<KernelTunerCache> ReadKernelTunerCache(const std::string& path, bool wi
 StatusOr<SpaceFile> ParseSpaceJson(std::string_view text, const std::string& origin) {
   ASSIGN_OR_RETURN(json j, ParseJson(text, origin));
   if (j.contains("ConfigurationSpace")) return SpaceFromT4(j, origin);
-  if (!j.contains("tune_params"))
-    return InvalidInput("{}: JSON space needs 'tune_params' (Kernel Tuner) or 'ConfigurationSpace' (T4)", origin);
-  // Only the parameter lists and restrictions: the records belong to the replay evaluator.
-  j.erase("cache");
+  const bool t4_results = !j.contains("tune_params") && j.contains("results") && j["results"].is_array();
+  if (!j.contains("tune_params") && !t4_results)
+    return InvalidInput(
+        "{}: JSON space needs 'tune_params' (Kernel Tuner), 'ConfigurationSpace' (T4) or 'results' (T4 results)",
+        origin);
+  // Only the parameter lists and restrictions: the records belong to the replay evaluator (T4
+  // results name their values only in their records).
+  if (!t4_results) j.erase("cache");
   ASSIGN_OR_RETURN(KernelTunerCache cache, ParseKernelTunerCache(j.dump(), origin, false));
   SpaceDefinition def;
   for (auto& [name, values] : cache.tune_params) {

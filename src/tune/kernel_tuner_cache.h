@@ -11,6 +11,9 @@
 // so did one whose `time` is 1e20 (older Kernel Tuner versions), negative, or NaN (Python writes
 // NaN and Infinity tokens, read here as null).
 // A file cut off before its closing braces (Kernel Tuner appends as it goes) is read as complete.
+// T4 results ({"results": [{"configuration", "times": {"runtimes"}, "measurements", "invalidity"}]},
+// Kernel Tuner's output file) read the same way: the parameter lists are the values the results
+// hold, a result that broke the restrictions ("constraints") is absent, other invalid ones failed.
 #pragma once
 
 #include <optional>

@@ -3,7 +3,15 @@
 #include "tune/kernel_tuner_cache.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "base/byte_source.h"
+#include "tune/replay_evaluator.h"
 #include "tune/space_file.h"
 
 namespace cprof::tune {
@@ -56,6 +64,73 @@ TEST(KernelTunerCacheTest, UnreadableRestrictionsAreLeftOutWithAWarning) {
   ASSERT_EQ(f->warnings.size(), 1u);
   EXPECT_EQ(f->warnings[0].rfind("lambda.json: restrictions[0] left out (", 0), 0u) << f->warnings[0];
   EXPECT_EQ(f->space.Enumerated()->size(), 5u);  // (4, 2) breaks the one kept
+}
+
+// T4 results (Kernel Tuner's output file) read as a cache: the values the results hold become the
+// parameter lists, a result that broke the restrictions is absent, other invalid ones failed.
+TEST(KernelTunerCacheTest, T4ResultsReadAsACache) {
+  constexpr const char* kT4 = R"({"schema_version": "1.0.0", "results": [
+ {"configuration": {"bx": 32, "kind": "b"}, "times": {"runtimes": [1.0, 3.0]}, "invalidity": "correct",
+  "correctness": 1, "measurements": [{"name": "time", "value": 2.5, "unit": "ms"}]},
+ {"configuration": {"bx": 16, "kind": "b"}, "times": {}, "invalidity": "compile", "correctness": 0},
+ {"configuration": {"bx": 64, "kind": "a"}, "times": {}, "invalidity": "constraints", "correctness": 0},
+ {"configuration": {"bx": 16, "kind": "a"}, "times": {}, "invalidity": "correct", "correctness": 1,
+  "measurements": [{"name": "GFLOP/s", "value": 9}, {"name": "time", "value": 4.0}]},
+ {"configuration": {"bx": 32, "kind": "a"}, "times": {}, "invalidity": "runtime", "correctness": 0}
+]})";
+  auto c = ParseKernelTunerCache(kT4, "t4.json", /*with_records=*/true);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->tune_params.size(), 2u);
+  EXPECT_EQ(c->tune_params[0].first, "bx");
+  EXPECT_EQ(c->tune_params[0].second, (std::vector<Value>{int64_t{16}, int64_t{32}, int64_t{64}}));  // ascending
+  EXPECT_EQ(c->tune_params[1].second, (std::vector<Value>{std::string("b"), std::string("a")}));     // as seen
+  ASSERT_EQ(c->records.size(), 4u);  // the one that broke the restrictions is absent
+  EXPECT_DOUBLE_EQ(*c->records[0].objective, 2.0);  // the mean of the runtimes, as a cache's `times`
+  EXPECT_EQ(c->records[1].error, "CompilationFailedConfig");
+  EXPECT_DOUBLE_EQ(*c->records[2].objective, 4.0);  // no runtimes: the `time` measurement
+  EXPECT_EQ(c->records[3].error, "RuntimeFailedConfig");
+  auto space = ParseSpaceJson(kT4, "t4.json");
+  ASSERT_TRUE(space.ok()) << space.status().message();
+  EXPECT_EQ(space->space.size(), 2u);
+  EXPECT_EQ(ParseKernelTunerCache(R"({"results": []})", "e.json", true).status().code(), StatusCode::kInvalidInput);
+  auto odd = ParseKernelTunerCache(R"({"results": [{"configuration": {"a": 1}}, {"configuration": {"b": 1}}]})",
+                                   "odd.json", true);
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().message(), "odd.json: results[1] lacks parameter 'a' or holds no number or text");
+}
+
+// The pnpoly fixture written as T4 results replays to the same measurements and failures.
+TEST(KernelTunerCacheTest, PnpolyAsT4ResultsReplaysAlike) {
+  const std::string cache_path = CPROF_FIXTURES_DIR "/tuning/pnpoly_RTX_3090.json.gz";
+  auto text = ReadWholeFile(cache_path);
+  ASSERT_TRUE(text.ok());
+  const nlohmann::json cache = nlohmann::json::parse(*text);
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& [key, rec] : cache["cache"].items()) {
+    nlohmann::json config;
+    for (const auto& [name, values] : cache["tune_params"].items()) config[name] = rec[name];
+    const bool failed = rec["time"].is_string();
+    nlohmann::json r = {{"configuration", config},
+                        {"times", {{"runtimes", failed ? nlohmann::json::array() : rec["times"]}}},
+                        {"invalidity", failed ? "runtime" : "correct"},
+                        {"correctness", failed ? 0 : 1}};
+    results.push_back(r);
+  }
+  const auto t4_path = std::filesystem::temp_directory_path() / ("cprof_t4_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(t4_path) << nlohmann::json{{"schema_version", "1.0.0"}, {"results", results}}.dump();
+  auto original_space = LoadSpaceFile(cache_path);
+  auto t4_space = LoadSpaceFile(t4_path.string());
+  ASSERT_TRUE(original_space.ok() && t4_space.ok()) << t4_space.status().message();
+  auto original = ReplayEvaluator::Open(cache_path, original_space->space, false);
+  auto t4 = ReplayEvaluator::Open(t4_path.string(), t4_space->space, false);
+  ASSERT_TRUE(original.ok() && t4.ok()) << t4.status().message();
+  std::vector<double> a = (*original)->valid_objectives(), b = (*t4)->valid_objectives();
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a.size(), 3774u);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ((*original)->failed_count(), (*t4)->failed_count());
+  std::filesystem::remove(t4_path);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Loading a search space from a file: our YAML, a Kernel Tuner cache file (its `tune_params` and
-// `restrictions`), or a T4 / benchmark-hub space (`ConfigurationSpace`).
+// `restrictions`), a T4 / benchmark-hub space (`ConfigurationSpace`), or T4 results (`results`:
+// each parameter's values are those its results hold).
 //
 //   ASSIGN_OR_RETURN(SpaceFile f, LoadSpaceFile("space.yaml"));
 //   f.space.size(); f.env;  // environment templates: {"OMP_NUM_THREADS", "{threads}"}
@@ -43,13 +44,14 @@ struct SpaceFile {
 };
 
 // Chooses the reader by content: JSON with `tune_params` (Kernel Tuner), JSON with
-// `ConfigurationSpace` (T4), anything else is read as YAML. Gzip is undone first.
+// `ConfigurationSpace` (T4) or `results` (T4 results), anything else is read as YAML. Gzip is
+// undone first.
 StatusOr<SpaceFile> LoadSpaceFile(const std::string& path);
 
 // The YAML reader on text; `origin` names the file in error messages.
 StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& origin);
 
-// The JSON readers on text (Kernel Tuner cache or T4 space).
+// The JSON readers on text (Kernel Tuner cache, T4 space or T4 results).
 StatusOr<SpaceFile> ParseSpaceJson(std::string_view text, const std::string& origin);
 
 }  // namespace cprof::tune
