@@ -278,7 +278,8 @@ StatusOr<SpaceFile> ParseSpaceJson(std::string_view text, const std::string& ori
   // Only the parameter lists and restrictions: the records belong to the replay evaluator (T4
   // results name their values only in their records).
   if (!t4_results) j.erase("cache");
-  ASSIGN_OR_RETURN(KernelTunerCache cache, ParseKernelTunerCache(j.dump(), origin, false));
+  ASSIGN_OR_RETURN(KernelTunerCache cache, t4_results ? FromT4Results(j, origin, /*with_records=*/false)
+                                                      : ParseKernelTunerCache(j.dump(), origin, false));
   SpaceDefinition def;
   for (auto& [name, values] : cache.tune_params) {
     Parameter p;
