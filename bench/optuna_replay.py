@@ -180,6 +180,10 @@ def main():
         name = re.sub(r"\.json(\.gz)?$", "", os.path.basename(path))
         if wanted and name not in wanted and name.split("_")[0] not in wanted:
             continue
+        if name.endswith("-metadata"):
+            # Kernel Tuner's T4 output: NAME-results.json is read, NAME-metadata.json is no space.
+            sys.stderr.write("optuna_replay: skipped: %s (T4 metadata, not a space)\n" % path)
+            continue
         if not is_cache(path):
             # A plain .json beside the caches may be something else (the fixtures hold a T4 space
             # file), and a broken .json.gz should not stop the other spaces; tune_replay_bench

@@ -198,6 +198,12 @@ int main(int argc, char** argv) {
         std::find(wanted.begin(), wanted.end(), kernel) == wanted.end())
       continue;
     sc->path = p.string();
+    // Kernel Tuner writes its T4 output as NAME-results.json beside NAME-metadata.json (the
+    // machine's description, no measurements): the latter is no space.
+    if (sc->name.ends_with("-metadata")) {
+      std::fprintf(stderr, "tune_replay_bench: skipped: %s (T4 metadata, not a space)\n", sc->path.c_str());
+      continue;
+    }
     // A plain .json beside the caches may be something else (the fixtures hold a T4 space file):
     // skipped, with a note. A .json.gz that does not replay is an error, reported at once; the
     // other spaces still run, and the exit status says one failed.
