@@ -54,17 +54,18 @@ def as_cache(doc):
             if config[k] not in values[k]:
                 values[k].append(config[k])
         invalidity = res.get("invalidity", "correct")
+        invalidity = invalidity if isinstance(invalidity, str) else json.dumps(invalidity)
         if invalidity == "constraints":
             continue
         rec = dict(config)
         times = (res.get("times") or {}).get("runtimes") or []
-        measured = [m.get("value") for m in res.get("measurements") or [] if m.get("name") == "time"]
+        measured = [m.get("value") for m in res.get("measurements") or [] if isinstance(m, dict) and m.get("name") == "time"]
         rec["times"] = times
         if invalidity != "correct":
             rec["time"] = FAILURES.get(invalidity, "InvalidConfig (%s)" % invalidity)
         else:
             rec["time"] = measured[0] if measured else (statistics.fmean(times) if times else None)
-        cache[",".join(str(config[k]) for k in keys)] = rec
+        cache.setdefault(",".join(str(config[k]) for k in keys), rec)  # the first, as the C++ reader
     for k in keys:
         if all(isinstance(v, (int, float)) for v in values[k]):
             values[k].sort()

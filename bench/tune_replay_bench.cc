@@ -220,6 +220,11 @@ int main(int argc, char** argv) {
       unreadable += !may_skip;
       continue;
     }
+    if ((*r)->valid_objectives().empty()) {  // all failed or absent: no optimum to score against
+      std::fprintf(stderr, "tune_replay_bench: skipped: %s holds no valid measurement\n", sc->path.c_str());
+      ++unreadable;
+      continue;
+    }
     sc->replay = std::move(r).value();
     sc->optimum = *std::min_element(sc->replay->valid_objectives().begin(), sc->replay->valid_objectives().end());
     cases.push_back(std::move(sc));
@@ -282,7 +287,8 @@ int main(int argc, char** argv) {
           }
           const double n = static_cast<double>(best_by_seed.size());
           auto_scores.push_back(score);
-          auto_score_se.push_back(n > 1 ? std::sqrt(ss / (n - 1) / n) / (1.0 - random_expected[b]) : 0.0);
+          const double room = 1.0 - random_expected[b];  // 0 where random search finds the optimum
+          auto_score_se.push_back(n > 1 && room > 0 ? std::sqrt(ss / (n - 1) / n) / room : 0.0);
           auto_fracs.push_back(frac);
         }
       }

@@ -93,9 +93,10 @@ std::string FormatValueText(double v) { return fmt::format("{:.6g}", v); }
 TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in) {
   const TuneResult& r = in.r;
   TuneOutcome o;
-  o.objective = in.options.objectives.empty() ? "" : in.options.objectives[0].name;
-  if (o.objective.empty() && r.best && !r.trials[*r.best].metrics.empty())
-    o.objective = r.trials[*r.best].metrics.begin()->first;
+  // Without --objective, the one the study resolved (the first trial's only metric); the best
+  // trial's first metric by name was 'aaa' where the study minimized 'ms'.
+  const std::vector<ObjectiveSpec>& objectives = in.options.objectives.empty() ? r.objectives : in.options.objectives;
+  o.objective = objectives.empty() ? "" : objectives[0].name;
   auto value_of = [&](const TrialSummary& t) -> std::optional<double> {
     auto it = t.metrics.find(o.objective);
     if (it == t.metrics.end()) return std::nullopt;
@@ -108,7 +109,7 @@ TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in) {
   o.default_value = default_rem       ? default_rem->mean
                     : r.default_trial ? value_of(r.trials[*r.default_trial])
                                       : std::nullopt;
-  o.maximize = !in.options.objectives.empty() && in.options.objectives[0].maximize;
+  o.maximize = !objectives.empty() && objectives[0].maximize;
   if (o.best_value && o.default_value && *o.default_value != 0)
     o.improvement = o.maximize ? (*o.best_value - *o.default_value) / std::fabs(*o.default_value)
                                : (*o.default_value - *o.best_value) / std::fabs(*o.default_value);
@@ -133,9 +134,7 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   doc["study"] = r.study_name;
   doc["storage"] = in.storage_url;
   // Without --objective, the command's only metric (it read "objective": "" beside a best_value).
-  doc["objective"] = FormatObjectives(in.options.objectives.empty() && !o.objective.empty()
-                                          ? std::vector<ObjectiveSpec>{{o.objective, false}}
-                                          : in.options.objectives);
+  doc["objective"] = FormatObjectives(in.options.objectives.empty() ? r.objectives : in.options.objectives);
   doc["best_value"] = opt(o.best_value);
   doc["best_params"] = r.best ? ParamsJson(r.trials[*r.best].params) : Json(nullptr);
   doc["best_trial"] = r.best ? Json(r.trials[*r.best].number) : Json(nullptr);

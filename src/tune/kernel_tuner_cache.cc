@@ -130,8 +130,10 @@ void SetMeasurement(const json& time, const json& times, KernelTunerRecord& r) {
 // "times": {"runtimes": [...]}, "measurements": [{"name": "time", "value": t}], "invalidity":
 // "correct" | "compile" | "runtime" | "timeout" | "correctness" | "constraints"}]}) read as a
 // cache. It names no parameter lists: each parameter's values are those its results hold (numbers
-// ascending, others in the order first seen). A result that broke the restrictions is absent, as
-// in a cache; one that failed otherwise is a failure named after Kernel Tuner's error strings.
+// ascending, others in the order first seen; in key order, not the file's, as nlohmann-json reads
+// objects). A result marked "constraints" is absent, as one its restrictions excluded is from a
+// cache (Kernel Tuner marks other invalid configurations so too, which a cache records as failed);
+// one that failed otherwise is a failure named after Kernel Tuner's error strings.
 StatusOr<KernelTunerCache> FromT4Results(const json& j, const std::string& origin, bool with_records) {
   const json& results = j["results"];
   KernelTunerCache out;
@@ -149,15 +151,21 @@ StatusOr<KernelTunerCache> FromT4Results(const json& j, const std::string& origi
     for (auto& [name, values] : out.tune_params) {
       std::optional<Value> v = config.contains(name) ? JsonValue(config[name]) : std::nullopt;
       if (!v) return InvalidInput("{}: results[{}] lacks parameter '{}' or holds no number or text", origin, i, name);
-      if (std::none_of(values.begin(), values.end(), [&](const Value& x) { return x == *v; })) values.push_back(*v);
+      // 2 and 2.0 are one value, as the expression language and the records' keys see them.
+      if (std::none_of(values.begin(), values.end(), [&](const Value& x) { return ValuesEqual(x, *v); }))
+        values.push_back(*v);
       r.values.push_back(*v);
     }
-    const std::string invalidity = res.value("invalidity", std::string("correct"));
+    const json& given = res.contains("invalidity") ? res["invalidity"] : json("correct");
+    const std::string invalidity = given.is_string() ? given.get<std::string>() : given.dump();
     if (!with_records || invalidity == "constraints") continue;
-    json time;
+    json time;  // the first `time` measurement
     if (res.contains("measurements") && res["measurements"].is_array())
       for (const json& m : res["measurements"])
-        if (m.is_object() && m.value("name", "") == "time" && m.contains("value")) time = m["value"];
+        if (m.is_object() && m.contains("name") && m["name"] == "time" && m.contains("value")) {
+          time = m["value"];
+          break;
+        }
     const json times = res.contains("times") && res["times"].is_object() && res["times"].contains("runtimes")
                            ? res["times"]["runtimes"]
                            : json();

@@ -93,6 +93,15 @@ TEST(KernelTunerCacheTest, T4ResultsReadAsACache) {
   ASSERT_TRUE(space.ok()) << space.status().message();
   EXPECT_EQ(space->space.size(), 2u);
   EXPECT_EQ(ParseKernelTunerCache(R"({"results": []})", "e.json", true).status().code(), StatusCode::kInvalidInput);
+  // 2 and 2.0 are one value; an invalidity that is no text is a failure, not a crash.
+  auto mixed = ParseKernelTunerCache(R"({"results": [
+ {"configuration": {"a": 2}, "times": {"runtimes": [1.0]}, "invalidity": "correct"},
+ {"configuration": {"a": 2.0}, "times": {"runtimes": [2.0]}, "invalidity": "correct"},
+ {"configuration": {"a": 3}, "times": {}, "invalidity": null}]})",
+                                     "mixed.json", true);
+  ASSERT_TRUE(mixed.ok()) << mixed.status().message();
+  EXPECT_EQ(mixed->tune_params[0].second.size(), 2u);
+  EXPECT_EQ(mixed->records[2].error, "InvalidConfig (null)");
   auto odd = ParseKernelTunerCache(R"({"results": [{"configuration": {"a": 1}}, {"configuration": {"b": 1}}]})",
                                    "odd.json", true);
   ASSERT_FALSE(odd.ok());

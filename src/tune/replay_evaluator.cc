@@ -50,6 +50,8 @@ StatusOr<std::unique_ptr<ReplayEvaluator>> ReplayEvaluator::Open(const std::stri
       if (i) key += ',';
       key += FormatValue(r.values[i]);
     }
+    // A configuration recorded twice (possible in T4 results) counts once: the first record.
+    if (out->entries_.count(key)) continue;
     Entry e;
     if (r.objective) {
       e.mean = *r.objective;

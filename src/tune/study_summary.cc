@@ -60,6 +60,7 @@ StatusOr<TuneResult> LoadStudy(const SearchSpace& space, StudyStorage& storage, 
   }
   if (objs.size() > 1)
     for (size_t i : ParetoFront(points)) r.pareto.push_back(point_trial[i]);
+  r.objectives = std::move(objs);
   return r;
 }
 

@@ -93,6 +93,8 @@ enum class RemeasureEnd {
 
 struct TuneResult {
   std::string study_name;
+  // The objectives as the study resolved them: the options', or the command's only metric.
+  std::vector<ObjectiveSpec> objectives;
   std::vector<TrialSummary> trials;   // the whole study, by number
   // Index into trials: the best first objective; after re-measurement, the best candidate's mean.
   std::optional<size_t> best;
