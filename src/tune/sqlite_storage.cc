@@ -114,6 +114,13 @@ class SqliteStorage final : public StudyStorage {
       int wal = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
       if (wal == SQLITE_OK) break;
       if ((wal != SQLITE_BUSY && wal != SQLITE_LOCKED) || waited_ms >= kBusyTimeoutMs) {
+        // A writable file in a folder this user may not write: WAL needs its -wal and -shm files.
+        std::error_code ec;
+        const std::filesystem::path dir = std::filesystem::absolute(path, ec).parent_path();
+        if ((wal & 0xff) == SQLITE_READONLY && !ec && ::access(dir.c_str(), W_OK) != 0)
+          return InvalidInput("{}: the folder {} is not writable for this user; the study database needs its -wal "
+                              "and -shm files beside it (move the database, or give another --storage)",
+                              path, dir.string());
         return Internal("{}: cannot switch to WAL: {}", path, sqlite3_errmsg(db));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -133,6 +133,23 @@ TEST(StudyStorageTest, AReadOnlyStudyFileIsRefusedWhenOpened) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "1: opened; 2: another error; 3: could not become nobody";
+  // A writable file in a folder this user may not write: SQLite cannot make its -wal file there.
+  ASSERT_EQ(::chmod(path.c_str(), 0666), 0);
+  ASSERT_EQ(::chmod(std::filesystem::path(path).parent_path().c_str(), 0555), 0);
+  const pid_t pid2 = ::fork();
+  ASSERT_GE(pid2, 0);
+  if (pid2 == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
+    auto store = OpenStudyStorage("sqlite://" + path);
+    if (store.ok()) ::_exit(1);
+    const bool named = store.status().code() == StatusCode::kInvalidInput &&
+                       store.status().message().find("is not writable for this user") != std::string::npos;
+    ::_exit(named ? 0 : 2);
+  }
+  ASSERT_EQ(::waitpid(pid2, &status, 0), pid2);
+  ::chmod(std::filesystem::path(path).parent_path().c_str(), 0755);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: opened; 2: another error; 3: could not become nobody";
   ::chmod(path.c_str(), 0644);
 }
 
