@@ -108,48 +108,43 @@ TEST(StudyStorageTest, StorageUrlTyposNameTheFix) {
       << missing.status().message();
 }
 
+// Opens the SQLite study at `path` in a child process as 'nobody' (when run as root, who writes
+// any file) and returns its exit status: 0 when refused with a message holding `expected`,
+// 1 when opened, 2 on another error, 3 when it could not become nobody.
+int OpenAsNobody(const std::string& path, const std::string& expected) {
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
+    auto store = OpenStudyStorage("sqlite://" + path);
+    if (store.ok()) ::_exit(1);
+    const bool named = store.status().code() == StatusCode::kInvalidInput &&
+                       store.status().message().find(expected) != std::string::npos;
+    ::_exit(named ? 0 : 2);
+  }
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
 // SQLite opens a file it may not write read-only without an error; the study must be refused when
-// opened, not fail at its first trial. Root writes any file, so the check runs as 'nobody' then.
+// opened, not fail at its first trial. So must a writable file in a folder it may not write (the
+// -wal and -shm files go beside it).
 TEST(StudyStorageTest, AReadOnlyStudyFileIsRefusedWhenOpened) {
   const std::string path = TempPath("readonly.db");
+  const std::string dir = std::filesystem::path(path).parent_path().string();
   {
     auto store = OpenStudyStorage("sqlite://" + path);
     ASSERT_TRUE(store.ok()) << store.status().message();
     ASSERT_TRUE((*store)->OpenStudy("s", "fp").ok());
   }
   ASSERT_EQ(::chmod(path.c_str(), 0444), 0);
-  ASSERT_EQ(::chmod(std::filesystem::path(path).parent_path().c_str(), 0755), 0);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
-    auto store = OpenStudyStorage("sqlite://" + path);
-    if (store.ok()) ::_exit(1);
-    const bool named = store.status().code() == StatusCode::kInvalidInput &&
-                       store.status().message().find(path + ": the study database is read-only") != std::string::npos;
-    ::_exit(named ? 0 : 2);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: opened; 2: another error; 3: could not become nobody";
-  // A writable file in a folder this user may not write: SQLite cannot make its -wal file there.
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  EXPECT_EQ(OpenAsNobody(path, path + ": the study database is read-only"), 0);
   ASSERT_EQ(::chmod(path.c_str(), 0666), 0);
-  ASSERT_EQ(::chmod(std::filesystem::path(path).parent_path().c_str(), 0555), 0);
-  const pid_t pid2 = ::fork();
-  ASSERT_GE(pid2, 0);
-  if (pid2 == 0) {
-    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(3);
-    auto store = OpenStudyStorage("sqlite://" + path);
-    if (store.ok()) ::_exit(1);
-    const bool named = store.status().code() == StatusCode::kInvalidInput &&
-                       store.status().message().find("is not writable for this user") != std::string::npos;
-    ::_exit(named ? 0 : 2);
-  }
-  ASSERT_EQ(::waitpid(pid2, &status, 0), pid2);
-  ::chmod(std::filesystem::path(path).parent_path().c_str(), 0755);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: opened; 2: another error; 3: could not become nobody";
+  ASSERT_EQ(::chmod(dir.c_str(), 0555), 0);
+  EXPECT_EQ(OpenAsNobody(path, "the folder " + dir + " is not writable for this user"), 0);
+  ::chmod(dir.c_str(), 0755);
   ::chmod(path.c_str(), 0644);
 }
 
