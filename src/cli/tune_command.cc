@@ -397,17 +397,13 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   const std::string& objective_name = outcome.objective;
   const std::optional<double>& best_value = outcome.best_value;
   const std::optional<double>& improvement = outcome.improvement;
-  const bool maximize = outcome.maximize;
   const std::string text = format == "json" ? TuneSummaryJson(summary) : TuneSummaryText(summary);
   RETURN_IF_ERROR(WriteOutput(o.output, text, ctx));
   if (!o.report.empty()) {
     std::string command_text = o.replay.empty() ? fmt::format("{}", fmt::join(o.command, " ")) : "replay " + o.replay;
     OutputOptions out;
     out.output = o.report;
-    RETURN_IF_ERROR(WriteOutput(out,
-                                TuningReportHtml(TuningReportFrom(r, objective_name, maximize, command_text,
-                                                                  guided_text, topt.objectives)),
-                                ctx));
+    RETURN_IF_ERROR(WriteOutput(out, TuningReportHtml(TuningReportFrom(r, command_text, guided_text)), ctx));
     if (!o.quiet) ctx.err << "tuning report written to " << o.report << "\n";
   }
   if (r.best && (guidance || !o.runtime_adjustment.empty())) {

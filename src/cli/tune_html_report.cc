@@ -7,13 +7,14 @@
 
 namespace cprof::cli {
 
-TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& objective, bool maximize,
-                                  const std::string& command, const std::string& guided_start,
-                                  const std::vector<tune::ObjectiveSpec>& objectives) {
+TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& command,
+                                  const std::string& guided_start) {
+  const std::vector<tune::ObjectiveSpec>& objectives = r.objectives;
+  const std::string objective = objectives.empty() ? "" : objectives[0].name;
   TuningReportData d;
   d.study = r.study_name;
   d.objective = objective;
-  d.maximize = maximize;
+  d.maximize = !objectives.empty() && objectives[0].maximize;
   d.command = command;
   d.guided_start = guided_start;
   for (size_t i = 0; i < r.trials.size(); ++i) {

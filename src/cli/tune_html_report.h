@@ -1,7 +1,7 @@
 // `tune --report study.html`: the finished study as the HTML tuning report
 // (report/tune/tuning_report.h), with parameter importance (tune/parameter_importance.h).
 //
-//   TuningReportData d = TuningReportFrom(result, objective, maximize, command_text, guided);
+//   TuningReportData d = TuningReportFrom(result, command_text, guided);
 #pragma once
 
 #include <string>
@@ -12,9 +12,8 @@
 
 namespace cprof::cli {
 
-// `objectives`: all of the study's (the Pareto front's columns); `objective` is the first.
-TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& objective, bool maximize,
-                                  const std::string& command, const std::string& guided_start,
-                                  const std::vector<tune::ObjectiveSpec>& objectives = {});
+// The objective is the study's first (r.objectives); with several, each is a Pareto front column.
+TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& command,
+                                  const std::string& guided_start);
 
 }  // namespace cprof::cli

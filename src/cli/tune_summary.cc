@@ -93,10 +93,9 @@ std::string FormatValueText(double v) { return fmt::format("{:.6g}", v); }
 TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in) {
   const TuneResult& r = in.r;
   TuneOutcome o;
-  // Without --objective, the one the study resolved (the first trial's only metric); the best
-  // trial's first metric by name was 'aaa' where the study minimized 'ms'.
-  const std::vector<ObjectiveSpec>& objectives = in.options.objectives.empty() ? r.objectives : in.options.objectives;
-  o.objective = objectives.empty() ? "" : objectives[0].name;
+  // As the study resolved them: without --objective, the first trial's only metric (the best
+  // trial's first metric by name was 'aaa' where the study minimized 'ms').
+  o.objective = r.objectives.empty() ? "" : r.objectives[0].name;
   auto value_of = [&](const TrialSummary& t) -> std::optional<double> {
     auto it = t.metrics.find(o.objective);
     if (it == t.metrics.end()) return std::nullopt;
@@ -109,7 +108,7 @@ TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in) {
   o.default_value = default_rem       ? default_rem->mean
                     : r.default_trial ? value_of(r.trials[*r.default_trial])
                                       : std::nullopt;
-  o.maximize = !objectives.empty() && objectives[0].maximize;
+  o.maximize = !r.objectives.empty() && r.objectives[0].maximize;
   if (o.best_value && o.default_value && *o.default_value != 0)
     o.improvement = o.maximize ? (*o.best_value - *o.default_value) / std::fabs(*o.default_value)
                                : (*o.default_value - *o.best_value) / std::fabs(*o.default_value);
@@ -134,7 +133,7 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   doc["study"] = r.study_name;
   doc["storage"] = in.storage_url;
   // Without --objective, the command's only metric (it read "objective": "" beside a best_value).
-  doc["objective"] = FormatObjectives(in.options.objectives.empty() ? r.objectives : in.options.objectives);
+  doc["objective"] = FormatObjectives(r.objectives);
   doc["best_value"] = opt(o.best_value);
   doc["best_params"] = r.best ? ParamsJson(r.trials[*r.best].params) : Json(nullptr);
   doc["best_trial"] = r.best ? Json(r.trials[*r.best].number) : Json(nullptr);
@@ -237,7 +236,7 @@ std::string TuneSummaryText(const TuneSummaryInput& in) {
     text += "pareto front\n";
     for (size_t i : r.pareto) {
       std::string vals;
-      for (const ObjectiveSpec& obj : in.options.objectives)
+      for (const ObjectiveSpec& obj : r.objectives)
         if (auto it = r.trials[i].metrics.find(obj.name); it != r.trials[i].metrics.end())
           vals += fmt::format("{}{}={}", vals.empty() ? "" : " ", obj.name, FormatValueText(it->second));
       text += fmt::format("  trial {}: {} | {}\n", r.trials[i].number, vals, ParamsText(r.trials[i].params));
