@@ -14,8 +14,8 @@
 // failed ones cost one evaluation, duplicates are never proposed (and would cost nothing). Each
 // budget is a separate study (the sampler is told its budget, as `tune --budget B` tells it).
 // For `auto` (the default sampler) a line per space says whether it meets the target of the tune
-// issue (score >= 0.5 at every budget, with the standard error of the lowest; >= 0.95 of the
-// optimum at 200), and the last line on how many spaces.
+// issue (score >= 0.5 at every budget, with the standard error of the lowest and the lowest
+// tscore; >= 0.95 of the optimum at 200), and the last line on how many spaces.
 // CPROF_BENCH_TRACE=1 prints each study's fractions in evaluation order to stderr; =2 also the
 // key of each evaluated configuration (one per line), to see where a sampler spends its budget.
 #include <algorithm>
@@ -286,13 +286,11 @@ int main(int argc, char** argv) {
             ss += (f - frac) * (f - frac);
           }
           const double n = static_cast<double>(best_by_seed.size());
-          auto_scores.push_back(score);
           const double room = 1.0 - random_expected[b];  // 0 where random search finds the optimum
           auto_score_se.push_back(n > 1 && room > 0 ? std::sqrt(ss / (n - 1) / n) / room : 0.0);
-          auto_fracs.push_back(frac);
-          auto_tscores.push_back(tscore);
         }
       }
+      if (label == "auto") auto_fracs = fracs, auto_scores = scores, auto_tscores = time_scores;
       std::printf("\n");
       std::fflush(stdout);
       js["strategies"][label] = {{"fraction", fracs}, {"score", scores}, {"time_score", time_scores},
