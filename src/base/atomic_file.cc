@@ -2,12 +2,13 @@
 #include "base/atomic_file.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 
 namespace cprof {
 
@@ -25,15 +26,40 @@ std::string FolderOf(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// An existing target that is not a regular file or a folder: a device, a FIFO or a socket.
+bool IsSpecial(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 }  // namespace
 
+std::string ResolveOutputPath(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {  // a loop of links ends as ELOOP at open time
+    char buf[PATH_MAX];
+    const ssize_t n = readlink(p.c_str(), buf, sizeof buf - 1);
+    if (n < 0) break;  // not a link (or not there): write it
+    std::string link(buf, static_cast<size_t>(n));
+    p = link.front() == '/' ? link : FolderOf(p) + "/" + link;
+  }
+  return p;
+}
+
 Status AtomicFile::Open() {
-  std::string tmpl = path_ + ".tmp.XXXXXX";
+  target_ = ResolveOutputPath(path_);
+  if (IsSpecial(target_)) {
+    file_ = fopen(target_.c_str(), "wb");
+    if (!file_) return InvalidInput("{}: cannot open for writing: {}", path_, strerror(errno));
+    return Status::Ok();
+  }
+  std::string tmpl = target_ + ".tmp.XXXXXX";
   int fd = mkstemp(tmpl.data());
   if (fd < 0) {
-    return InvalidInput("{}: cannot create output file in folder {}: {}", path_, FolderOf(path_), strerror(errno));
+    return InvalidInput("{}: cannot create output file in folder {}: {}", path_, FolderOf(target_), strerror(errno));
   }
-  fchmod(fd, 0644);
+  struct stat st;
+  fchmod(fd, stat(target_.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644);
   tmp_path_ = tmpl;
   file_ = fdopen(fd, "wb");
   if (!file_) {
@@ -53,12 +79,14 @@ Status AtomicFile::Write(std::string_view bytes) {
 
 Status AtomicFile::Commit() {
   if (!file_) return Internal("{}: commit before Open()", path_);
-  if (fflush(file_) != 0 || fsync(fileno(file_)) != 0) {
+  const bool direct = tmp_path_.empty();
+  // A device or FIFO takes no fsync (EINVAL) and has nothing to rename.
+  if (fflush(file_) != 0 || (!direct && fsync(fileno(file_)) != 0)) {
     return InvalidInput("{}: flush failed: {}", path_, strerror(errno));
   }
   fclose(file_);
   file_ = nullptr;
-  if (rename(tmp_path_.c_str(), path_.c_str()) != 0) {
+  if (!direct && rename(tmp_path_.c_str(), target_.c_str()) != 0) {
     return InvalidInput("{}: rename failed: {}", path_, strerror(errno));
   }
   committed_ = true;
@@ -73,9 +101,14 @@ Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
 }
 
 Status CheckCanCreate(const std::string& path) {
+  const std::string target = ResolveOutputPath(path);
   struct stat st;
-  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (stat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
     return InvalidInput("{}: cannot create output file: it is a folder", path);
+  }
+  if (IsSpecial(target)) {  // opening a FIFO would wait for its reader
+    if (access(target.c_str(), W_OK) != 0) return InvalidInput("{}: cannot write: {}", path, strerror(errno));
+    return Status::Ok();
   }
   AtomicFile probe(path);
   return probe.Open();  // the destructor removes the temporary file

@@ -1,5 +1,8 @@
 // Writes an output file atomically: bytes go to a temporary file beside the target, which is
 // renamed over it on Commit(). A crash or an error before Commit() leaves no partial output.
+// A symbolic link is written through (its target is replaced, not the link), a replaced file keeps
+// its permissions, and a target that is neither a file nor a folder (a FIFO, /dev/null,
+// /dev/stdout) is written directly, as a shell redirection would.
 //
 //   AtomicFile out("report.html");
 //   RETURN_IF_ERROR(out.Open());
@@ -30,10 +33,14 @@ class AtomicFile {
 
  private:
   std::string path_;
-  std::string tmp_path_;
+  std::string target_;    // path_ with symbolic links followed
+  std::string tmp_path_;  // empty when writing to target_ directly
   FILE* file_ = nullptr;
   bool committed_ = false;
 };
+
+// The file an output to `path` lands in: `path`, or where the symbolic link(s) there point.
+std::string ResolveOutputPath(const std::string& path);
 
 // Convenience: atomically replaces `path` with `bytes`.
 Status WriteFileAtomically(const std::string& path, std::string_view bytes);

@@ -1,7 +1,13 @@
 // CheckCanCreate: the early check that an output file can be written, and that it leaves nothing.
 #include "base/atomic_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
 
 #include <filesystem>
 
@@ -29,6 +35,50 @@ TEST(AtomicFileTest, CheckCanCreateNamesThePathAndTheReasonAndLeavesNothing) {
   s = CheckCanCreate(dir.string());
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("it is a folder"), std::string::npos) << s.message();
+  fs::remove_all(dir);
+}
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// An output path that is a link, a device or a file with its own permissions is written as a
+// shell redirection would: the link's target is replaced (not the link), /dev/null stays a device,
+// and the replaced file keeps its mode.
+TEST(AtomicFileTest, LinksDevicesAndPermissionsSurviveAWrite) {
+  fs::path dir = fs::temp_directory_path() / ("cprof_atomic_kinds_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "real");
+  const fs::path target = dir / "real" / "out.txt";
+  ASSERT_TRUE(WriteFileAtomically(target.string(), "old").ok());
+  fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write);
+  fs::create_symlink("real/out.txt", dir / "link.txt");  // relative, as `ln -s` makes them
+
+  ASSERT_TRUE(WriteFileAtomically((dir / "link.txt").string(), "new").ok());
+  EXPECT_TRUE(fs::is_symlink(dir / "link.txt")) << "the link was replaced by a file";
+  EXPECT_EQ(Slurp(target), "new");
+  EXPECT_EQ(fs::status(target).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::directory_iterator(dir / "real")->path(), target) << "a temporary file was left";
+
+  // A FIFO (or /dev/stdout, /dev/null) is written to, not replaced. Not /dev/null itself: as root
+  // a regression would replace the machine's.
+  const fs::path fifo = dir / "pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_symlink("pipe", dir / "to_pipe");
+  EXPECT_TRUE(CheckCanCreate((dir / "to_pipe").string()).ok()) << "the check must not wait for a reader";
+  std::string got;
+  std::thread reader([&] { got = Slurp(fifo); });
+  Status s = WriteFileAtomically((dir / "to_pipe").string(), "through the pipe");
+  // Releases the reader should the write never have opened the FIFO (harmless when it did).
+  if (int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK); fd >= 0) close(fd);
+  reader.join();
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(got, "through the pipe");
+  EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo);
+  EXPECT_TRUE(fs::is_symlink(dir / "to_pipe"));
   fs::remove_all(dir);
 }
 

@@ -104,7 +104,7 @@ class GzipSource : public ByteSource {
         produced_ / consumed > limits_.max_ratio) {
       return ResourceLimit(
           "{}: gzip data expands more than {}:1 ({} MiB from the first {} KiB), a decompression bomb; if the "
-          "file is genuine, raise --max-gzip-ratio",
+          "file is genuine, raise --max_gzip_ratio",
           path_, limits_.max_ratio, produced_ >> 20, consumed >> 10);
     }
     return Status::Ok();

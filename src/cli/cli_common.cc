@@ -130,16 +130,24 @@ std::string FormatError(const Status& status) {
   return "cann-profiler: error: " + msg;
 }
 
-CLI::Validator PositiveInteger() {
+namespace {
+
+// A whole number in uint64_t of at least `least`: CLI11 alone would wrap "-3" or clamp "1e30".
+CLI::Validator UnsignedAtLeast(uint64_t least, std::string what, std::string name) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [least, what](std::string& text) -> std::string {
         uint64_t v = 0;
         auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-        if (ec == std::errc() && end == text.data() + text.size() && v > 0) return "";
-        return fmt::format("must be a positive integer, got '{}'", text);
+        if (ec == std::errc() && end == text.data() + text.size() && v >= least) return "";
+        return fmt::format("must be {}, got '{}'", what, text);
       },
-      "POSITIVE");
+      std::move(name));
 }
+
+}  // namespace
+
+CLI::Validator PositiveInteger() { return UnsignedAtLeast(1, "a positive integer", "POSITIVE"); }
+CLI::Validator NonNegativeInteger() { return UnsignedAtLeast(0, "a whole number, 0 or more", "NONNEGATIVE"); }
 
 }  // namespace cprof::cli
 
@@ -154,7 +162,8 @@ void AddImportFlags(CLI::App* cmd, ImportFlags* flags) {
                   "(binary units; 0 = no limit). Default: half the physical RAM");
   cmd->add_option("--max_gzip_ratio", flags->max_gzip_ratio,
                   "Reject .gz input that expands more than this many times (a decompression bomb; 0 = no limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(NonNegativeInteger());
 }
 
 StatusOr<ImportOptions> ResolveImportFlags(const ImportFlags& flags) {

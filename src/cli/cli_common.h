@@ -80,6 +80,7 @@ Status WriteOutput(const OutputOptions& options, std::string_view text, CommandC
 // A check for count flags (--top): passes "1", "25"; rejects "0", "-1", "abc", "2.5" with
 // "--top: must be a positive integer, got '0'" (CLI11's own range check prints DBL_MAX in full).
 CLI::Validator PositiveInteger();
+CLI::Validator NonNegativeInteger();  // 0 allowed; no sign, no overflow
 
 // --max_memory and --max_gzip_ratio: RunCli adds them to every command that imports a trace
 // (CommandImportsTraces in commands.h) and turns them into CommandContext::import.

@@ -1,5 +1,5 @@
 // Hostile inputs end to end through the commands (in-process RunCli): --max-memory and
-// --max-gzip-ratio on every command that imports, a decompression bomb, HTML and `</script>` in
+// --max_gzip_ratio on every command that imports, a decompression bomb, HTML and `</script>` in
 // names (the visualize page must keep them inside its data block), invalid UTF-8 names from a
 // real Nsight Systems export, and cyclic flows through summary, diagnose and visualize.
 #include <sqlite3.h>
@@ -81,7 +81,13 @@ TEST(HostileInputCliTest, DecompressionBombIsAOneLineError) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find(path.string()), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("decompression bomb"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--max-gzip-ratio"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--max_gzip_ratio"), std::string::npos) << r.err;
+  // A negative or overflowing limit is refused, not wrapped into no limit at all.
+  for (const char* bad : {"-3", "-0", "99999999999999999999", "2.5"}) {
+    Result refused = RunArgs({"info", path.string(), "--max_gzip_ratio", bad});
+    EXPECT_EQ(refused.code, 2) << bad << ": " << refused.err;
+    EXPECT_NE(refused.err.find("0 or more"), std::string::npos) << refused.err;
+  }
   // Raising the ratio limit lets it through to the JSON check: whitespace after '[' is an array
   // with no events, which imports as an empty trace (a correct partial result).
   Result raised = RunArgs({"info", path.string(), "--max-gzip-ratio", "0"});

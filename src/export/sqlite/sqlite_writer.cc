@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <span>
 #include <memory>
 #include <string_view>
@@ -273,7 +274,10 @@ Status FillSqlite(const Trace& trace, sqlite3* db) {
 
 Status WriteSqlite(const Trace& trace, const std::string& path) {
   RETURN_IF_ERROR(CheckCanCreate(path));
-  const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
+  const std::string target = ResolveOutputPath(path);  // a link is written through, not replaced
+  if (std::error_code ec; std::filesystem::exists(target, ec) && !std::filesystem::is_regular_file(target, ec))
+    return InvalidInput("{}: a database needs a regular file, not a device or pipe", path);
+  const std::string tmp = fmt::format("{}.tmp-{}", target, ::getpid());
   std::remove(tmp.c_str());
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(tmp.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
@@ -286,7 +290,7 @@ Status WriteSqlite(const Trace& trace, const std::string& path) {
   Status s = Writer(trace, db).Exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF");
   if (s.ok()) s = FillSqlite(trace, db).WithContext(path);  // "run.sqlite: sqlite: database or disk is full"
   if (sqlite3_close(db) != SQLITE_OK && s.ok()) s = Internal("{}: closing the database failed", tmp);
-  if (s.ok() && std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (s.ok() && std::rename(tmp.c_str(), target.c_str()) != 0) {
     s = InvalidInput("{}: cannot rename the finished database over it: {}", path, std::strerror(errno));
   }
   if (!s.ok()) std::remove(tmp.c_str());
