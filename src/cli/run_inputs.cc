@@ -8,6 +8,16 @@
 
 namespace cprof::cli {
 namespace fs = std::filesystem;
+namespace {
+
+// Names that only a trace would have; other files in a runs folder (logs, notes) are passed over.
+bool LooksLikeATrace(const std::string& name) {
+  for (std::string_view ext : {".json", ".json.gz", ".gz", ".pb", ".pftrace", ".perfetto-trace", ".sqlite", ".db"})
+    if (name.ends_with(ext)) return true;
+  return false;
+}
+
+}  // namespace
 
 StatusOr<std::vector<std::string>> ExpandRunPaths(const std::string& spec) {
   std::vector<std::string> out;
@@ -29,7 +39,12 @@ StatusOr<std::vector<std::string>> ExpandRunPaths(const std::string& spec) {
       const std::string p = e.path().string();
       const std::string name = e.path().filename().string();
       if (name.starts_with(".") || name.ends_with(".tmp")) continue;
-      if (DetectTraceFormat(p).ok()) found.push_back(p);
+      StatusOr<TraceFormat> format = DetectTraceFormat(p);
+      if (format.ok()) {
+        found.push_back(p);
+      } else if (LooksLikeATrace(name)) {  // a broken run is an error, not one run fewer
+        return InvalidInput("{}: a run in this folder is not a trace: {}", item, format.status().message());
+      }
     }
     if (ec) return InvalidInput("{}: cannot list the folder: {}", item, ec.message());
     if (found.empty()) return InvalidInput("{}: a folder with no trace in it that any importer recognizes", item);

@@ -12,7 +12,8 @@
 
 namespace cprof::cli {
 
-// kInvalidInput when an entry does not exist or a folder holds no recognizable trace.
+// kInvalidInput when an entry does not exist, a folder holds no recognizable trace, or a file in
+// it named like a trace (.json, .json.gz, .pb, .sqlite, ...) is not one: a broken run is not dropped.
 StatusOr<std::vector<std::string>> ExpandRunPaths(const std::string& spec);
 
 }  // namespace cprof::cli

@@ -4,6 +4,7 @@
 // samples) or folders / comma lists of repeated runs (one value per run). Exit code 1 with
 // --fail_on_regression when a metric regressed significantly. See analysis/compare/validation.h
 // for the method and report/compare/validation_report.h for the output fields.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -70,11 +71,18 @@ CommandResult RunValidate(const ValidateCommandOptions& o, CommandContext& ctx) 
     return InvalidInput("unknown --statistical_test '{}'; choose t-test, mann-whitney or bootstrap", o.test);
   vo.alpha = o.alpha;
   ASSIGN_OR_RETURN(vo.min_effect_pct, ParseMinEffect(o.min_effect));
+  if (!(o.items_per_step > 0) || !std::isfinite(o.items_per_step))
+    return InvalidInput("--items_per_step must be a positive number, got {}", o.items_per_step);
   vo.items_per_step = o.items_per_step;
   vo.resamples = o.resamples;
   vo.seed = o.seed;
   ASSIGN_OR_RETURN(std::vector<const MetricInfo*> metrics, MetricRegistry::Default().FindAll(o.metrics));
-  for (const MetricInfo* m : metrics) vo.metrics.push_back(*m);
+  for (const MetricInfo* m : metrics) {
+    // A metric counted twice would also count twice in the Holm-Bonferroni correction.
+    if (std::any_of(vo.metrics.begin(), vo.metrics.end(), [&](const MetricInfo& seen) { return seen.name == m->name; }))
+      return InvalidInput("--metrics names '{}' twice", m->name);
+    vo.metrics.push_back(*m);
+  }
 
   ASSIGN_OR_RETURN(std::vector<std::string> before_paths, ExpandRunPaths(o.before));
   ASSIGN_OR_RETURN(std::vector<std::string> after_paths, ExpandRunPaths(o.after));
@@ -128,7 +136,8 @@ Command AddValidateCommand(CLI::App& root) {
                   "noise threshold: smaller changes are never called (default 2%)");
   cmd->add_flag("--fail_on_regression", o->fail_on_regression, "exit with code 1 when a metric regressed significantly");
   cmd->add_option("--items_per_step", o->items_per_step, "items (samples, tokens) per step, for throughput (default 1)");
-  cmd->add_option("--resamples", o->resamples, "bootstrap resamples (default 9999, fewer for large samples)");
+  cmd->add_option("--resamples", o->resamples, "bootstrap resamples (default, or 0: 9999, fewer for large samples)")
+      ->check(NonNegativeInteger());
   cmd->add_option("--seed", o->seed, "bootstrap seed (results are reproducible for a given seed)");
   AddOutputOptions(cmd, &o->output, "text (Markdown), md, html, json, pdf");
   return {cmd, [o](CommandContext& ctx) { return RunValidate(*o, ctx); }};

@@ -48,6 +48,37 @@ TEST(ValidateCommandTest, FailOnRegressionExitsOneAndMissingRunExitsTwo) {
   EXPECT_NE(bad.err.find("/nonexistent/run.json"), std::string::npos) << bad.err;
 }
 
+// A folder of repeated runs: a file named like a trace that is not one is an error naming it, not
+// a run silently left out (which changed n and the verdict); other files (a log) are passed over.
+TEST(ValidateCommandTest, ABrokenRunInAFolderIsAnErrorNotOneRunFewer) {
+  const fs::path dir = TempDir("cprof_validate_runs_");
+  fs::create_directories(dir / "after");
+  fs::copy_file(kTest, dir / "after" / "r1.json.gz");
+  fs::copy_file(kTest, dir / "after" / "r2.json.gz");
+  std::ofstream(dir / "after" / "notes.txt") << "run on node 3\n";
+  Result ok = RunArgs({"validate", "--before", kControl, "--after", (dir / "after").string(), "--json"});
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["metrics"][0]["n_after"], 2);
+
+  std::ofstream(dir / "after" / "r3.json") << "not json\n";
+  Result bad = RunArgs({"validate", "--before", kControl, "--after", (dir / "after").string()});
+  EXPECT_EQ(bad.code, 2) << bad.out;
+  EXPECT_NE(bad.err.find("r3.json"), std::string::npos) << bad.err;
+  fs::remove_all(dir);
+}
+
+TEST(ValidateCommandTest, CountsThatCannotBeAreRefused) {
+  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
+           {"--items_per_step", "0"}, {"--items_per_step", "-3"}, {"--resamples", "-1"},
+           {"--metrics", "step_time,step_time"}}) {
+    std::vector<std::string> args = {"validate", "--before", kControl, "--after", kTest};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Result r = RunArgs(args);
+    EXPECT_EQ(r.code, 2) << extra[0] << " " << extra[1] << ": " << r.out;
+    EXPECT_NE(r.err.find(extra[0]), std::string::npos) << r.err;
+  }
+}
+
 TEST(CompareCommandTest, JsonDocumentListsOpsAndTopRegressions) {
   Result r = RunArgs({"compare", "--baseline", kControl, "--target", kTest, "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
