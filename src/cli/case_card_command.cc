@@ -81,7 +81,9 @@ CommandResult RunCaseCard(const CaseCardOptions& o, CommandContext& ctx) {
     const std::string& id = o.finding;
     char* end = nullptr;
     const long n = id.size() > 1 && (id[0] == 'F' || id[0] == 'f') ? std::strtol(id.c_str() + 1, &end, 10) : 0;
-    if (n < 1 || *end != '\0' || static_cast<size_t>(n) > std::max<size_t>(1, d.findings.size()))
+    // A card needs a finding: one without categories is never matched (diagnose skips it).
+    if (d.findings.empty()) return InvalidInput("{}: the diagnosis has no finding to make a case of", o.diagnosis);
+    if (n < 1 || *end != '\0' || static_cast<size_t>(n) > d.findings.size())
       return InvalidInput("--finding {}: {} has findings F1..F{}", id, o.diagnosis, d.findings.size());
     primary = static_cast<size_t>(n - 1);
   }

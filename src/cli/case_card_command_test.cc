@@ -74,6 +74,13 @@ TEST(CaseCardCommandTest, BadInputIsExitTwoNamingTheFile) {
   Result finding = RunArgs({"case-card", "--diagnosis", report, "--finding", "F99", "--library", dir.string()});
   EXPECT_EQ(finding.code, 2);
   EXPECT_NE(finding.err.find("report.yaml"), std::string::npos) << finding.err;
+  // A diagnosis without findings makes no card (one would never be matched) and saves nothing.
+  const fs::path empty = dir / "empty.yaml";
+  std::ofstream(empty) << "schema_version: 1\nkind: diagnosis\nfindings: []\n";
+  Result none = RunArgs({"case-card", "--diagnosis", empty.string(), "--library", (dir / "cards").string()});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("empty.yaml: the diagnosis has no finding"), std::string::npos) << none.err;
+  EXPECT_FALSE(fs::exists(dir / "cards") && !fs::is_empty(dir / "cards"));
   Result no_library = RunArgs({"diagnose", "--trace", kNccl, "--case_library", (dir / "no_cases").string()});
   EXPECT_EQ(no_library.code, 2);
   EXPECT_NE(no_library.err.find("no_cases"), std::string::npos);
