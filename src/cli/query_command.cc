@@ -188,9 +188,19 @@ CommandResult RunQuery(const QueryOptions& o, CommandContext& ctx) {
   static constexpr std::string_view kFormats[] = {"text", "csv", "json"};
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
   ASSIGN_OR_RETURN(Db db, OpenDatabase(o.trace, ctx));
+  // A query reads: ATTACH (which creates a file) is denied here, and anything that would write
+  // (VACUUM INTO a file, INSERT) is refused below, so that no file is written but the output.
+  sqlite3_set_authorizer(
+      db.get(),
+      [](void*, int action, const char*, const char*, const char*, const char*) {
+        return action == SQLITE_ATTACH || action == SQLITE_DETACH ? SQLITE_DENY : SQLITE_OK;
+      },
+      nullptr);
   sqlite3_stmt* raw = nullptr;
   const char* tail = nullptr;
   if (sqlite3_prepare_v2(db.get(), o.sql.c_str(), static_cast<int>(o.sql.size()), &raw, &tail) != SQLITE_OK) {
+    if (sqlite3_errcode(db.get()) == SQLITE_AUTH)
+      return InvalidInput("query: ATTACH and DETACH are not run: a query reads this trace only");
     return InvalidInput("query: {} (tables: SELECT * FROM cprof_schema)", sqlite3_errmsg(db.get()));
   }
   std::unique_ptr<sqlite3_stmt, StmtCloser> st(raw);
@@ -199,6 +209,8 @@ CommandResult RunQuery(const QueryOptions& o, CommandContext& ctx) {
     return InvalidInput("query: one statement at a time; this one continues with '{}'",
                         std::string_view(tail).substr(0, 40));
   }
+  if (!sqlite3_stmt_readonly(st.get()))
+    return InvalidInput("query: only statements that read are run (SELECT, WITH, EXPLAIN); this one writes");
   std::vector<std::string> columns;
   for (int c = 0; c < sqlite3_column_count(st.get()); ++c) columns.push_back(sqlite3_column_name(st.get(), c));
   Rendering rendering(std::move(columns), format);

@@ -86,7 +86,7 @@ TEST(QueryCommand, ADatabaseConvertWroteAnswersAsTheTraceDoes) {
   // Opened read-only: a write is refused and the file is unchanged.
   Result write = RunArgs({"query", db.string(), "DELETE FROM slice"});
   EXPECT_EQ(write.code, 2);
-  EXPECT_NE(write.err.find("readonly"), std::string::npos) << write.err;
+  EXPECT_NE(write.err.find("only statements that read"), std::string::npos) << write.err;
   // The other commands say what the file is and where to ask it.
   Result summary = RunArgs({"summary", db.string()});
   EXPECT_EQ(summary.code, 2);
@@ -106,6 +106,22 @@ TEST(QueryCommand, BadSqlIsAUsageError) {
   EXPECT_EQ(two.code, 2);
   EXPECT_NE(two.err.find("one statement"), std::string::npos) << two.err;
   EXPECT_EQ(RunArgs({"query", "/nonexistent.json", "SELECT 1"}).code, 2);
+}
+
+// A query writes no file: VACUUM INTO and ATTACH (which creates its database) are refused.
+TEST(QueryCommand, StatementsThatWriteFilesAreRefused) {
+  const std::filesystem::path dir = cli_test::TempDir("cprof_query_writes_");
+  const std::string vacuum = (dir / "copy.db").string(), attach = (dir / "other.db").string();
+  Result v = RunArgs({"query", kTrace, "VACUUM INTO '" + vacuum + "'"});
+  EXPECT_EQ(v.code, 2);
+  EXPECT_NE(v.err.find("only statements that read"), std::string::npos) << v.err;
+  Result a = RunArgs({"query", kTrace, "ATTACH DATABASE '" + attach + "' AS other"});
+  EXPECT_EQ(a.code, 2);
+  EXPECT_NE(a.err.find("ATTACH"), std::string::npos) << a.err;
+  EXPECT_FALSE(std::filesystem::exists(vacuum));
+  EXPECT_FALSE(std::filesystem::exists(attach));
+  EXPECT_EQ(RunArgs({"query", kTrace, "PRAGMA table_info(slice)"}).code, 0);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
