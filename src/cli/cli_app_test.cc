@@ -94,6 +94,14 @@ TEST(CliAppTest, ConvertWritesTheOutputOrNothing) {
   Result bad_format = RunArgs({"convert", kH100, (dir / "x.out").string(), "--format", "nope"});
   EXPECT_EQ(bad_format.code, 2);
   EXPECT_FALSE(fs::exists(dir / "x.out"));
+  EXPECT_EQ(r.err.find("CPU samples"), std::string::npos) << "h100 has no samples: " << r.err;
+  // Chrome JSON keeps no CPU samples: converting a trace that has them says so on stderr.
+  const std::string nsys = std::string(CPROF_FIXTURES_DIR) + "/nsys/saxpy-mpi-cuda.sqlite";
+  Result lossy = RunArgs({"convert", nsys, (dir / "saxpy.json").string()});
+  EXPECT_EQ(lossy.code, 0) << lossy.err;
+  EXPECT_NE(lossy.err.find("5451 CPU samples"), std::string::npos) << lossy.err;
+  Result kept = RunArgs({"convert", nsys, (dir / "saxpy.pb").string()});
+  EXPECT_EQ(kept.err.find("CPU samples"), std::string::npos) << kept.err;
   fs::remove_all(dir);
 }
 

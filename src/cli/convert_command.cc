@@ -30,6 +30,11 @@ CommandResult RunConvert(const ConvertOptions& o, CommandContext& ctx) {
   ctx.out << fmt::format("wrote {} ({}: {} tracks, {} slices, {} counters, {} flows)\n", o.output,
                          ExportFormatName(format), trace.tracks.size(), trace.slices.size(),
                          trace.counters.size(), trace.flows.size());
+  if (format == ExportFormat::kChromeJson && trace.samples.size() > 0) {
+    ctx.err << fmt::format("convert: {} CPU samples (with their stacks) are not in {}: Chrome JSON as written here has "
+                           "no form for them; .pb or .sqlite keeps them\n",
+                           trace.samples.size(), o.output);
+  }
   return ExitCode::kOk;
 }
 
@@ -39,9 +44,9 @@ Command AddConvertCommand(CLI::App& root) {
   auto o = std::make_shared<ConvertOptions>();
   CLI::App* cmd = root.add_subcommand("convert", "convert a trace to another format (.pb opens in ui.perfetto.dev)");
   cmd->add_option("input", o->input, "trace to read (any supported format)")->required();
-  cmd->add_option("output", o->output, "file to write; the format comes from its extension (.pb, .json, .json.gz)")
+  cmd->add_option("output", o->output, "file to write; the format comes from its extension (.pb, .json, .json.gz, .sqlite, .db)")
       ->required();
-  cmd->add_option("--format", o->format, "output format: pb (perfetto) or json (chrome); overrides the extension");
+  cmd->add_option("--format", o->format, "output format: pb (perfetto), json (chrome) or sqlite; overrides the extension");
   return {cmd, [o](CommandContext& ctx) { return RunConvert(*o, ctx); }};
 }
 
