@@ -35,8 +35,18 @@ namespace {
 // 15 significant digits: the value the space file means. low + idx * step in binary is off in the
 // last bits (0.1 + 2 * 0.1 = 0.30000000000000004, and 0.7000000000000001 above a `high: 0.7`),
 // which the command would receive as text; the change is below 1e-15 relative.
+// Ints are exact as they are (below 2^53): 15 digits made 1000000000000005 into 1e15, below low.
 double Short(double v) { return std::strtod(fmt::format("{:.15g}", v).c_str(), nullptr); }
-double GridValue(const Parameter& p, double idx) { return std::min(Short(p.low + idx * p.step), p.high); }
+double GridValue(const Parameter& p, double idx) {
+  const double v = p.low + idx * p.step;
+  return std::min(p.type == ParamType::kInt ? v : Short(v), p.high);
+}
+// Where `x` lies between a and b as a share of the way, and back, without forming b - a or b / a,
+// which overflow for a range such as +-1.7e308 or 1e-200..1e200.
+double Between(double a, double b, double t) { return a * (1 - t) + b * t; }
+double ShareOf(double a, double b, double x) { return (x / 2 - a / 2) / (b / 2 - a / 2); }
+double LogShareOf(double a, double b, double x) { return (std::log(x) - std::log(a)) / (std::log(b) - std::log(a)); }
+double LogBetween(double a, double b, double t) { return std::exp(Between(std::log(a), std::log(b), t)); }
 }  // namespace
 
 Value Parameter::ValueAt(double coord) const {
@@ -53,7 +63,7 @@ Value Parameter::ValueAt(double coord) const {
       coord = std::clamp(coord, 0.0, 1.0);
       // Short: the round trip through the coordinate returns what the space file says (a
       // log-scale default 0.01 came back as 0.010000000000000005), and sampled values print short.
-      double v = Short(log ? low * std::exp(coord * std::log(high / low)) : low + coord * (high - low));
+      double v = Short(log ? LogBetween(low, high, coord) : Between(low, high, coord));
       return Value{std::clamp(v, low, high)};
     }
   }
@@ -73,8 +83,8 @@ std::optional<double> Parameter::CoordOf(const Value& v) const {
   if (*x < low - tol || *x > high + tol) return std::nullopt;
   if (continuous()) {
     if (high == low) return 0.0;
-    if (log) return std::clamp(std::log(*x / low) / std::log(high / low), 0.0, 1.0);
-    return std::clamp((*x - low) / (high - low), 0.0, 1.0);
+    if (log) return std::clamp(LogShareOf(low, high, *x), 0.0, 1.0);
+    return std::clamp(ShareOf(low, high, *x), 0.0, 1.0);
   }
   double idx = std::round((*x - low) / step);
   if (std::fabs(GridValue(*this, idx) - *x) > tol) return std::nullopt;
@@ -89,8 +99,7 @@ double Parameter::Encode(double coord) const {
   if (continuous()) return coord;
   if (high == low) return 0.0;
   double v = GridValue(*this, coord);
-  if (log) return std::log(v / low) / std::log(high / low);
-  return (v - low) / (high - low);
+  return log ? LogShareOf(low, high, v) : ShareOf(low, high, v);
 }
 
 double Parameter::Decode(double unit) const {
@@ -99,7 +108,7 @@ double Parameter::Decode(double unit) const {
     return values.size() <= 1 ? 0.0 : std::round(unit * static_cast<double>(values.size() - 1));
   }
   if (continuous()) return unit;
-  double v = log ? low * std::exp(unit * std::log(high / low)) : low + unit * (high - low);
+  double v = log ? LogBetween(low, high, unit) : Between(low, high, unit);
   double idx = std::round((v - low) / step);
   return std::clamp(idx, 0.0, static_cast<double>(cardinality() - 1));
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "tune/kernel_tuner_cache.h"
@@ -105,6 +106,29 @@ parameters:
   const Parameter& lr = f.space.params()[0];
   EXPECT_EQ(std::get<double>(lr.ValueAt(1.0)), 0.1);
   EXPECT_EQ(std::get<double>(lr.ValueAt(0.0)), 1.0e-4);
+}
+
+// Large ints pass exactly (15 significant digits made 1000000000000005 into 1e15, below low, and
+// every value the same), and a range wider than a double can subtract still spreads its values.
+TEST(SearchSpaceTest, LargeIntsAndWideRangesKeepTheirValues) {
+  SpaceFile f = Load(R"(
+parameters:
+  - {name: n, type: int, low: 1000000000000001, high: 1000000000000009}
+  - {name: x, type: float, low: -1.7e308, high: 1.7e308}
+  - {name: y, type: float, low: 1.0e-200, high: 1.0e200, log: true}
+)");
+  const Parameter& n = f.space.params()[0];
+  ASSERT_EQ(n.cardinality(), 9u);
+  for (int i = 0; i < 9; ++i) {
+    EXPECT_EQ(std::get<int64_t>(n.ValueAt(i)), 1000000000000001 + i);
+    EXPECT_EQ(n.CoordOf(n.ValueAt(i)), std::optional<double>(i));
+  }
+  const Parameter& x = f.space.params()[1];
+  EXPECT_EQ(std::get<double>(x.ValueAt(0.5)), 0.0);
+  EXPECT_NEAR(*x.CoordOf(Value{8.5e307}), 0.75, 1e-12);
+  const Parameter& y = f.space.params()[2];
+  EXPECT_NEAR(std::get<double>(y.ValueAt(0.5)), 1.0, 1e-12);
+  EXPECT_NEAR(*y.CoordOf(Value{1.0e100}), 0.75, 1e-12);
 }
 
 TEST(SearchSpaceTest, ConstraintsPruneEnumeration) {
