@@ -36,6 +36,7 @@
 #include "report/diagnose/runtime_adjustment_yaml.h"
 #include "report/tune/tuning_report.h"
 #include "tune/diagnosis_guidance.h"
+#include "tune/candidates.h"
 #include "tune/replay_evaluator.h"
 #include "tune/sampler.h"
 #include "tune/space_file.h"
@@ -242,9 +243,13 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   for (const std::string& w : space_file.warnings) ctx.err << "warning: " << w << "\n";
   const SearchSpace& space = space_file.space;
   // Else the study "runs", tries nothing and says "all 0 configurations were tried".
+  const std::string& space_origin = o.space.empty() ? (o.replay.empty() ? o.from_diagnosis : o.replay) : o.space;
   if (const auto* all = space.Enumerated(); all && all->empty())
-    return InvalidInput("{}: no configuration satisfies the constraints",
-                        o.space.empty() ? (o.replay.empty() ? o.from_diagnosis : o.replay) : o.space);
+    return InvalidInput("{}: no configuration satisfies the constraints", space_origin);
+  // Too large to enumerate: rejection sampling cannot prove the space empty, but one whose
+  // constraints no random draw meets would run no trial and end in "no trial succeeded".
+  if (Rng probe(o.seed); !space.Enumerated() && !RandomUnseen(space, History(), probe))
+    return InvalidInput("{}: no configuration satisfies the constraints (none of 20,000 random draws did)", space_origin);
 
   TuneOptions topt;
   ASSIGN_OR_RETURN(topt.objectives, ParseObjectives(o.objective, o.replay.empty() ? "" : ReplayEvaluator::kMetric));

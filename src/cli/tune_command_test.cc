@@ -458,6 +458,13 @@ TEST(TuneCommandTest, ConstraintsExcludingEverythingAreAnError) {
       Tune({"--space", "space.yaml", "--storage", "memory", "--", "/bin/echo", "{x}"}, dir.string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("space.yaml: no configuration satisfies the constraints"), std::string::npos) << r.err;
+  // A continuous space cannot be listed; that no random draw meets the constraints says the same
+  // (it ran no trial and ended "no trial succeeded", exit 1).
+  std::ofstream(dir / "floats.yaml") << "parameters:\n  - {name: x, type: float, low: 0, high: 1}\n"
+                                        "  - {name: y, type: float, low: 0, high: 1}\nconstraints: [\"x + y > 2\"]\n";
+  r = Tune({"--space", "floats.yaml", "--storage", "memory", "--", "/bin/echo", "{x}", "{y}"}, dir.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("floats.yaml: no configuration satisfies the constraints"), std::string::npos) << r.err;
 }
 
 // The summary says when the default was the best (it said "+0.0% better with the best"), and
