@@ -107,6 +107,7 @@ class SqliteStorage final : public StudyStorage {
     }
     auto s = std::make_unique<SqliteStorage>(db, path);
     sqlite3_busy_timeout(db, kBusyTimeoutMs);
+    RETURN_IF_ERROR(s->RefuseAnotherToolsDatabase());
     // WAL + synchronous=NORMAL: a committed transaction survives the process being killed.
     // Switching a new file to WAL takes a lock SQLite does not wait for (no busy handler): two
     // workers opening a new study at once got "database is locked". Retried like a busy lock.
@@ -121,7 +122,7 @@ class SqliteStorage final : public StudyStorage {
           return InvalidInput("{}: the folder {} is not writable for this user; the study database needs its -wal "
                               "and -shm files beside it (move the database, or give another --storage)",
                               path, dir.string());
-        return Internal("{}: cannot switch to WAL: {}", path, sqlite3_errmsg(db));
+        return InvalidInput("{}: cannot switch the study database to WAL: {}", path, sqlite3_errmsg(db));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -129,6 +130,20 @@ class SqliteStorage final : public StudyStorage {
     RETURN_IF_ERROR(s->Exec("PRAGMA foreign_keys=ON"));
     RETURN_IF_ERROR(s->WithWriteTransaction([&]() -> Status { return s->Exec(kSchema); }));
     return std::unique_ptr<StudyStorage>(std::move(s));
+  }
+
+  // A mistyped --storage naming a trace's .sqlite or any other database: refused before our tables
+  // are added to it and it is switched to WAL. A file that is not SQLite at all is named as such.
+  Status RefuseAnotherToolsDatabase() {
+    Stmt q(db_,
+           "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'cprof\\_tune\\_%' ESCAPE '\\' "
+           "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' LIMIT 1");
+    const int rc = q.ok() ? q.Step() : sqlite3_errcode(db_);
+    if (rc == SQLITE_ROW)
+      return InvalidInput("{}: a database of another tool (it has a table '{}'); give a new file to --storage", path_,
+                          q.Text(0));
+    if ((rc & 0xff) == SQLITE_NOTADB) return InvalidInput("{}: not a study database: {}", path_, sqlite3_errmsg(db_));
+    return Status::Ok();  // other errors (a folder without room for -shm) are named by the next step
   }
 
   StatusOr<int64_t> OpenStudy(const std::string& name, const std::string& fingerprint) override {

@@ -29,7 +29,10 @@ StatusOr<std::unique_ptr<StudyStorage>> OpenStudyStorage(const std::string& url)
                                          : s == "memory:" ? "or just memory" : "postgresql://user@host:port/db");
   }
   if (url.rfind("sqlite:///", 0) == 0) return OpenSqliteStorage(url.substr(9));  // keeps the leading '/'
-  if (url.rfind("sqlite://", 0) == 0) return OpenSqliteStorage(url.substr(9));
+  if (url.rfind("sqlite://", 0) == 0) {
+    if (url.size() == 9) return InvalidInput("storage '{}' names no file: sqlite://study.db", url);
+    return OpenSqliteStorage(url.substr(9));
+  }
   if (url.find("://") == std::string::npos && !url.empty()) return OpenSqliteStorage(url);
   return InvalidInput("storage '{}': expected sqlite:///path.db, postgresql://... or memory", url);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace cprof::tune {
@@ -106,6 +107,38 @@ TEST(StudyStorageTest, StorageUrlTyposNameTheFix) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("the folder /nonexistent/dir does not exist"), std::string::npos)
       << missing.status().message();
+}
+
+// A --storage naming another tool's database (a trace's .sqlite) or a file that is not SQLite is
+// refused and left as it was; it had been given our tables and switched to WAL.
+TEST(StudyStorageTest, AnotherToolsDatabaseIsRefusedAndLeftAlone) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("cprof_foreign_db_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path trace = dir / "trace.sqlite";
+  std::filesystem::copy_file(std::string(CPROF_FIXTURES_DIR) + "/nsys/saxpy-mpi-cuda.sqlite", trace);
+  const auto size = std::filesystem::file_size(trace);
+  auto foreign = OpenStudyStorage("sqlite://" + trace.string());
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_EQ(foreign.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(foreign.status().message().find("a database of another tool"), std::string::npos)
+      << foreign.status().message();
+  EXPECT_EQ(std::filesystem::file_size(trace), size);
+  EXPECT_FALSE(std::filesystem::exists(trace.string() + "-wal"));
+
+  const std::filesystem::path text = dir / "notes.db";
+  std::ofstream(text) << "not a database\n";
+  auto garbage = OpenStudyStorage("sqlite://" + text.string());
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_EQ(garbage.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(garbage.status().message().find("not a study database"), std::string::npos) << garbage.status().message();
+  EXPECT_FALSE(OpenStudyStorage("sqlite://").ok());
+  // Our own study file opens again.
+  const std::string own = "sqlite://" + (dir / "study.db").string();
+  ASSERT_TRUE(OpenStudyStorage(own).ok());
+  EXPECT_TRUE(OpenStudyStorage(own).ok());
+  std::filesystem::remove_all(dir);
 }
 
 // Opens the SQLite study at `path` in a child process as 'nobody' (when run as root, who writes
