@@ -42,6 +42,7 @@ std::string_view SeverityName(Severity s);
   X(profiler_file_missing, kInfo, "expected files absent from a profiler folder (metadata missing_files)") \
   X(profiler_file_unreadable, kError, "profiler files that could not be read (metadata import_problems)") \
   X(csv_bad_row, kDataLoss, "CSV rows with an unparsable cell; skipped (metadata import_problems)") \
+  X(ascend_unknown_string, kDataLoss, "torch_npu .db values whose string id is not in STRING_IDS; named '?'") \
   X(ascend_kernel_unmatched, kInfo, "kernel_details.csv rows with no device task at their start and stream; added as slices") \
   X(ascend_comm_op_unmatched, kInfo, "communication.json ops with no HCCL slice of that name and start; added as slices") \
   X(ascend_step_trace_mismatch, kError, "step_trace_time.csv values that differ from the steps recomputed from the trace") \

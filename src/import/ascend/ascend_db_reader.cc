@@ -58,7 +58,9 @@ class AscendDbImport {
   StringId Str(const SqliteStatement& st, int col) {
     if (st.IsNull(col)) return kEmptyString;
     auto it = strings_.find(st.Int(col));
-    return it == strings_.end() ? b_.Intern(fmt::format("{}", st.Int(col))) : it->second;
+    if (it != strings_.end()) return it->second;
+    b_.stats().Add(ImportStat::ascend_unknown_string);  // was named by its id, as if a real name
+    return b_.Intern("?");
   }
   // A TEXT or INTEGER ns column (PYTORCH_API stores its times as TEXT).
   static std::optional<int64_t> Ns(const SqliteStatement& st, int col) {

@@ -3,8 +3,11 @@
 // recomputed from the trace; communication op totals equal communication.json's "Total Op Info";
 // every kernel_details.csv row lands on its device task with its PMU columns.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -207,6 +210,34 @@ TEST(AscendGolden, DbExportMatchesAnalysisDb) {
   EXPECT_EQ(kernels, 185);
   EXPECT_GT(flows, 200);
   EXPECT_FALSE(MetaJson(t, "communication_matrix").empty());
+}
+
+// A .db whose STRING_IDS lacks ids the other tables use: those names are '?' and counted as data
+// loss. They were named by their numbers ("268435974"), which read as real operator names.
+TEST(AscendGolden, DbStringIdsMissingAreCountedNotNamedByNumber) {
+  EXPECT_EQ(ImportTrace(kDb)->stats.Get(ImportStat::ascend_unknown_string), 0);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("cprof_ascend_ids_" + std::to_string(::getpid())) / "r0_ascend_pt";
+  std::filesystem::remove_all(dir.parent_path());
+  std::filesystem::create_directories(dir.parent_path());
+  std::filesystem::copy(kDb, dir, std::filesystem::copy_options::recursive);
+  const std::string db_path = (dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").string();
+  std::filesystem::permissions(db_path, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+  std::filesystem::permissions(dir / "ASCEND_PROFILER_OUTPUT", std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::add);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DELETE FROM STRING_IDS WHERE id % 3 = 0", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto trace = ImportTrace(dir.string());
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  EXPECT_GT(trace->stats.Get(ImportStat::ascend_unknown_string), 1000);
+  for (StringId id : trace->slices.name_id) {
+    const std::string_view name = trace->Str(id);
+    ASSERT_FALSE(!name.empty() && name.find_first_not_of("0123456789") == std::string_view::npos)
+        << "a slice named by its string id: " << name;
+  }
+  std::filesystem::remove_all(dir.parent_path());
 }
 
 TEST(AscendGolden, SummaryTablesOnlySkipsTheTraceButKeepsCommunication) {
