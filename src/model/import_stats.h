@@ -38,6 +38,7 @@ std::string_view SeverityName(Severity s);
   X(pb_invalid_iid, kDataLoss, "protobuf events using an interned id their sequence never defined") \
   X(nsys_unknown_string, kDataLoss, "nsys events whose name id is not in StringIds; named '?'")  \
   X(nsys_missing_end, kDataLoss, "nsys events with no end timestamp; dropped")                   \
+  X(nsys_bad_timestamp, kDataLoss, "nsys events whose start or end is not a number; dropped")   \
   X(nsys_unmatched_correlation, kInfo, "nsys GPU activities whose correlationId matches no API call") \
   X(profiler_file_missing, kInfo, "expected files absent from a profiler folder (metadata missing_files)") \
   X(profiler_file_unreadable, kError, "profiler files that could not be read (metadata import_problems)") \

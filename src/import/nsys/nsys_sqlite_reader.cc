@@ -152,10 +152,15 @@ class NsysImport {
     }
   }
 
-  // Start/end of the current row; false (counted) when the end is missing or before the start.
+  // Start/end of the current row; false (counted) when the end is missing, either is not a number,
+// or the end is before the start.
   bool Span(const SqliteStatement& st, int start_col, int end_col, int64_t* ts, int64_t* dur) {
     if (st.IsNull(start_col) || st.IsNull(end_col)) {
       b_.stats().Add(ImportStat::nsys_missing_end);
+      return false;
+    }
+    if (!st.IsNumeric(start_col) || !st.IsNumeric(end_col)) {  // text or a blob: Int() would read 0
+      b_.stats().Add(ImportStat::nsys_bad_timestamp);
       return false;
     }
     *ts = st.Int(start_col);

@@ -69,5 +69,25 @@ TEST(NsysSqliteReaderTest, MemcpyAndMemsetRowsKeepTheirArguments) {
   EXPECT_EQ(got, want);
 }
 
+// A start or end that is text or a blob read as 0 through sqlite3_column_int64: the kernel got
+// ts 0 and a duration of its end, with "no problems". Such rows are dropped and counted.
+TEST(NsysSqliteReaderTest, TimestampsThatAreNotNumbersAreDroppedAndCounted) {
+  TempDir tmp;
+  const std::string path = MakeExport(
+      tmp,
+      "CREATE TABLE StringIds(id INTEGER, value TEXT);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start, end, deviceId, streamId, correlationId, globalPid, "
+      "bytes, copyKind, srcKind, dstKind);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (1000, 3000, 0, 7, 11, 0, 4096, 1, 0, 2),"
+      " ('abc', 5500, 1, 9, NULL, 0, NULL, 8, 2, 2), (6000, x'00', 1, 9, NULL, 0, NULL, 8, 2, 2),"
+      " (7000.0, 7500.0, 1, 9, NULL, 0, NULL, 8, 2, 2);");
+  auto trace = ImportTrace(path);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  EXPECT_EQ(trace->stats.Get(ImportStat::nsys_bad_timestamp), 2);
+  std::vector<int64_t> starts(trace->slices.ts_ns.begin(), trace->slices.ts_ns.end());
+  std::sort(starts.begin(), starts.end());
+  EXPECT_EQ(starts, (std::vector<int64_t>{1000, 7000}));
+}
+
 }  // namespace
 }  // namespace cprof

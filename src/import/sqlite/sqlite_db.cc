@@ -39,6 +39,10 @@ StatusOr<bool> SqliteStatement::Step() {
   return InvalidInput("{}: SQLite error while reading: {}", path_, sqlite3_errmsg(sqlite3_db_handle(st_)));
 }
 bool SqliteStatement::IsNull(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
+bool SqliteStatement::IsNumeric(int col) const {
+  const int type = sqlite3_column_type(st_, col);
+  return type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+}
 int64_t SqliteStatement::Int(int col) const { return sqlite3_column_int64(st_, col); }
 std::optional<int64_t> SqliteStatement::OptInt(int col) const {
   if (IsNull(col)) return std::nullopt;

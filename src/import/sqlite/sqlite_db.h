@@ -40,6 +40,7 @@ class SqliteStatement {
   // Advances to the next row; false when done.
   StatusOr<bool> Step();
   bool IsNull(int col) const;
+  bool IsNumeric(int col) const;  // stored as INTEGER or REAL (Int() reads text such as "abc" as 0)
   int64_t Int(int col) const;
   std::optional<int64_t> OptInt(int col) const;
   double Double(int col) const;
