@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -427,6 +428,36 @@ TEST(HostileInputTest, RealGzipFixturesAreWellUnderTheRatioLimit) {
   ASSERT_TRUE(text.ok());
   const double ratio = static_cast<double>(text->size()) / static_cast<double>(fs::file_size(gz));
   EXPECT_LT(ratio * 10, static_cast<double>(DecompressionLimits{}.max_ratio)) << ratio;
+}
+
+// A pipe cannot be read twice (detection, then import): it is named as what it is, not "empty
+// file". A damaged SQLite file gives SQLite's reason, not "neither an Nsight nor a torch_npu export".
+TEST(HostileInputTest, PipesAndDamagedDatabasesSayWhatTheyAre) {
+  hostile_test::TempDir tmp;
+  const std::string fifo = (tmp.path() / "trace.json").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto piped = ImportTrace(fifo);
+  ASSERT_FALSE(piped.ok());
+  EXPECT_NE(piped.status().message().find("not a regular file"), std::string::npos) << piped.status().message();
+
+  std::string head;
+  {
+    std::FILE* f = std::fopen((std::string(CPROF_FIXTURES_DIR) + "/nsys/cloverleaf-cuda.sqlite").c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    head.resize(1000000);
+    head.resize(std::fread(head.data(), 1, head.size(), f));
+    std::fclose(f);
+  }
+  const std::string cut = (tmp.path() / "cut.sqlite").string();
+  {
+    std::FILE* f = std::fopen(cut.c_str(), "wb");
+    std::fwrite(head.data(), 1, head.size(), f);
+    std::fclose(f);
+  }
+  auto damaged = ImportTrace(cut);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_NE(damaged.status().message().find("cut.sqlite"), std::string::npos) << damaged.status().message();
+  EXPECT_NE(damaged.status().message().find("malformed"), std::string::npos) << damaged.status().message();
 }
 
 }  // namespace

@@ -49,11 +49,17 @@ StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
     return InvalidInput("{}: a directory that no importer recognizes (expected a torch_npu "
                         "*_ascend_pt folder with trace_view.json)", path);
   }
+  // A pipe (`<(zcat run.json.gz)`) or a device: detection reads its first bytes and the importer
+  // would read it again from the start, which a pipe cannot give twice.
+  if (!S_ISREG(st.st_mode))
+    return InvalidInput("{}: not a regular file (a pipe or a device); save the trace to a file first", path);
   if (st.st_size == 0) return InvalidInput("{}: empty file", path);
   if (IsSqliteFile(path)) {
     if (IsNsysDatabase(path)) return TraceFormat::kNsysSqlite;
     if (IsAscendDatabase(path)) return TraceFormat::kAscendPt;
-    if (auto db = SqliteDb::Open(path); db.ok() && db->HasTable("cprof_schema")) {
+    auto db = SqliteDb::Open(path);
+    if (!db.ok()) return db.status();  // a damaged file: SQLite's reason ("disk image is malformed")
+    if (db->HasTable("cprof_schema")) {
       return InvalidInput("{}: a cann-profiler SQLite export (`convert`), which is for SQL: ask it with "
                           "`cann-profiler query {} \"SELECT ...\"`; the other commands read the trace it came from",
                           path, path);
