@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "base/hash.h"
@@ -23,7 +24,17 @@ std::string_view WithoutParameters(std::string_view name) {
 
 }  // namespace
 
-std::string ShortName(std::string_view name, size_t width) {
+std::string Printable(std::string_view text) {
+  auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
+  if (std::none_of(text.begin(), text.end(), control)) return std::string(text);
+  std::string out;
+  for (char c : text) out += control(c) ? fmt::format("\\x{:02x}", static_cast<unsigned char>(c)) : std::string(1, c);
+  return out;
+}
+
+std::string ShortName(std::string_view raw, size_t width) {
+  const std::string printable = Printable(raw);
+  const std::string_view name = printable;
   if (name.size() <= width) return std::string(name);
   const std::string tag = fmt::format(" #{:04x}", Fnv1a(name) & 0xffff);
   const size_t room = width - tag.size();

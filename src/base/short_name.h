@@ -17,7 +17,11 @@
 
 namespace cprof {
 
-// At most `width` bytes (width >= 16); see above.
+// At most `width` bytes (width >= 16); see above. Control characters are escaped first (Printable).
 std::string ShortName(std::string_view name, size_t width);
+
+// `text` safe to print on a terminal: control characters (an ESC sequence, a newline that would
+// break a table row) become \xNN; UTF-8 and everything else is unchanged. Traces come from strangers.
+std::string Printable(std::string_view text);
 
 }  // namespace cprof

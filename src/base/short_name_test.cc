@@ -52,5 +52,15 @@ TEST(ShortNameTest, CutNamesFitAndStayDistinct) {
       << ShortName(kBn128, 110);
 }
 
+// Names from a trace reach a terminal: an ESC sequence or a newline inside one is shown, not run.
+TEST(ShortNameTest, ControlCharactersAreEscaped) {
+  EXPECT_EQ(Printable("evil\x1b[31mRED\nsecond"), "evil\\x1b[31mRED\\x0asecond");
+  EXPECT_EQ(Printable("aten::mm \xce\xbc"), "aten::mm \xce\xbc");  // UTF-8 stays
+  EXPECT_EQ(ShortName("a\tb", 48), "a\\x09b");
+  const std::string cut = ShortName(std::string(100, 'k') + "\x1b", 48);
+  EXPECT_EQ(cut.size(), 48u);
+  EXPECT_EQ(cut.find('\x1b'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace cprof

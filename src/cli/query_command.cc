@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/short_name.h"
 #include "cli/commands.h"
 #include "cli/json_values.h"
 #include "export/sqlite/sqlite_writer.h"
@@ -122,7 +123,7 @@ class Rendering {
     } else {
       for (int c = 0; c < n; ++c) {
         const int type = sqlite3_column_type(st, c);
-        std::string s = CellText(st, c, "NULL", /*short_reals=*/true);
+        std::string s = Printable(CellText(st, c, "NULL", /*short_reals=*/true));  // csv and json keep the bytes
         if (s.size() > kMaxWidth) s = s.substr(0, kMaxWidth - 3) + "...";
         width_[c] = std::max(width_[c], s.size());
         out_ += s;
