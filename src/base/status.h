@@ -39,7 +39,9 @@ class [[nodiscard]] Status {
 
   // Returns a copy whose message is prefixed with `context: ` (unchanged when context is empty).
   Status WithContext(const std::string& context) const {
-    if (ok() || context.empty()) return *this;
+    // A message that already names it ("run.json: no steps found") is not prefixed twice.
+    if (ok() || context.empty() || (message_.starts_with(context) && message_.compare(context.size(), 2, ": ") == 0))
+      return *this;
     return Status(code_, context + ": " + message_);
   }
 

@@ -97,11 +97,12 @@ Command AddClusterCommand(CLI::App& root) {
   auto o = std::make_shared<ClusterOptions>();
   CLI::App* cmd = root.add_subcommand(
       "cluster", "multi-rank analysis: per-rank step breakdown, slow ranks with evidence, slow links");
-  cmd->add_option("dirs", o->dirs, "folders holding the ranks' profiler results (or the results themselves)")
+  cmd->add_option("folders", o->dirs, "folders holding the ranks' profiler results (or the results themselves)")
       ->required();
   cmd->add_flag("--full_trace", o->full_trace,
                 "import every rank's full trace and recompute the breakdown from it (default: summary tables)");
-  cmd->add_option("--jobs", o->jobs, "ranks loaded at once (default: all cores; per process under --mpi)");
+  cmd->add_option("--jobs", o->jobs, "ranks loaded at once (default: all cores; per process under --mpi)")
+      ->check(PositiveInteger());
   cmd->add_flag("--mpi", o->mpi,
                 "under mpirun: the job's processes share the loading, process 0 writes the report (inputs must be "
                 "at the same paths on every host)");

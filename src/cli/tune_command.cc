@@ -465,7 +465,8 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_flag("--replay_noise", o->replay_noise, "with --replay: one random sample of `times`, not their mean");
   cmd->add_option("--seed", o->seed,
                   "random seed: the same seed reproduces the study with one worker (with --workers K the "
-                  "proposals follow the order trials finish in)");
+                  "proposals follow the order trials finish in)")
+      ->check(NonNegativeInteger());
   cmd->add_option("--env", o->env, "NAME=VALUE for the command, {param} placeholders allowed; repeatable");
   cmd->add_option("--regex", o->regex,
                   "NAME=REGEX reading metric NAME from stdout (group 1 of the last match); repeatable");
