@@ -27,6 +27,12 @@ std::string MakeExport(const TempDir& tmp, const std::string& sql) {
   return path;
 }
 
+// An export's string table and its memcpy table, empty.
+constexpr char kMemcpyTable[] =
+    "CREATE TABLE StringIds(id INTEGER, value TEXT);"
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start, end, deviceId, streamId, correlationId, globalPid, "
+    "bytes, copyKind, srcKind, dstKind);";
+
 // An argument, "-" when absent.
 std::string Arg(const Trace& t, uint32_t row, std::string_view key) {
   std::string text = nsys_test::ArgText(t, row, key);
@@ -37,9 +43,7 @@ TEST(NsysSqliteReaderTest, MemcpyAndMemsetRowsKeepTheirArguments) {
   TempDir tmp;
   const std::string path = MakeExport(
       tmp,
-      "CREATE TABLE StringIds(id INTEGER, value TEXT);"
-      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start, end, deviceId, streamId, correlationId, globalPid, "
-      "bytes, copyKind, srcKind, dstKind);"
+      std::string(kMemcpyTable) +
       "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (1000, 3000, 0, 7, 11, 0, 4096, 1, 0, 2),"
       " (5000, 5500, 1, 9, NULL, 0, NULL, 8, 2, 2);"
       "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET(start, end, deviceId, streamId, correlationId, globalPid, "
@@ -75,9 +79,7 @@ TEST(NsysSqliteReaderTest, TimestampsThatAreNotNumbersAreDroppedAndCounted) {
   TempDir tmp;
   const std::string path = MakeExport(
       tmp,
-      "CREATE TABLE StringIds(id INTEGER, value TEXT);"
-      "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY(start, end, deviceId, streamId, correlationId, globalPid, "
-      "bytes, copyKind, srcKind, dstKind);"
+      std::string(kMemcpyTable) +
       "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (1000, 3000, 0, 7, 11, 0, 4096, 1, 0, 2),"
       " ('abc', 5500, 1, 9, NULL, 0, NULL, 8, 2, 2), (6000, x'00', 1, 9, NULL, 0, NULL, 8, 2, 2),"
       " (7000.0, 7500.0, 1, 9, NULL, 0, NULL, 8, 2, 2);");
