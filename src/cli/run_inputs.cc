@@ -4,18 +4,16 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "export/export_trace.h"
 #include "import/trace_format.h"
 
 namespace cprof::cli {
 namespace fs = std::filesystem;
 namespace {
 
-// Names that only a trace would have; other files in a runs folder (logs, notes) are passed over.
-bool LooksLikeATrace(const std::string& name) {
-  for (std::string_view ext : {".json", ".json.gz", ".gz", ".pb", ".pftrace", ".perfetto-trace", ".sqlite", ".db"})
-    if (name.ends_with(ext)) return true;
-  return false;
-}
+// Names that only a trace would have (a format's extension, or .gz); other files in a runs folder
+// (logs, notes) are passed over.
+bool LooksLikeATrace(const std::string& name) { return ExportFormatFromPath(name).ok() || name.ends_with(".gz"); }
 
 }  // namespace
 
