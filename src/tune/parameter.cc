@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
 
 #include "tune/rng.h"
 
@@ -126,9 +127,22 @@ Status Parameter::Check() const {
     case ParamType::kCategorical:
     case ParamType::kOrdinal:
       if (values.empty()) return bad("no values");
-      for (size_t i = 0; i < values.size(); ++i)
-        for (size_t j = i + 1; j < values.size(); ++j)
-          if (ValuesEqual(values[i], values[j])) return bad(fmt::format("value {} listed twice", FormatValue(values[i])));
+      {
+        // Sorted, so that equal values are neighbours (pairwise, 40,000 values took 6 s).
+        // Numbers first, by value (1 and 1.0 are the same value), then text.
+        std::vector<size_t> order(values.size());
+        std::iota(order.begin(), order.end(), size_t{0});
+        auto less = [&](size_t i, size_t j) {
+          const std::optional<double> a = AsNumber(values[i]), b = AsNumber(values[j]);
+          if (a && b) return *a < *b;
+          if (a || b) return a.has_value();
+          return FormatValue(values[i]) < FormatValue(values[j]);
+        };
+        std::sort(order.begin(), order.end(), less);
+        for (size_t k = 1; k < order.size(); ++k)
+          if (ValuesEqual(values[order[k - 1]], values[order[k]]))
+            return bad(fmt::format("value {} listed twice", FormatValue(values[std::min(order[k - 1], order[k])])));
+      }
       break;
     case ParamType::kInt:
       if (step < 1 || std::trunc(step) != step) return bad("step must be a positive integer");

@@ -9,6 +9,7 @@
 #include "base/byte_source.h"
 #include "tune/rng.h"
 #include "tune/space_file.h"
+#include "tune/trial_runner.h"
 
 namespace cprof::tune {
 namespace {
@@ -55,9 +56,12 @@ constexpr std::string_view kParameterFields[] = {"name", "type",    "low",    "h
 constexpr std::string_view kTopLevelKeys[] = {"parameters", "constraints", "env"};
 
 // A field given twice: yaml-cpp keeps both and n["low"] reads the first, so a second `low:` (or a
-// second `constraints:` section) would be dropped without a word.
+// second `constraints:` section) would be dropped without a word. `what` names the mapping
+// ("parameter 'a'"), empty for the top level.
 template <size_t N>
-Status CheckKeys(const YAML::Node& map, const std::string_view (&known)[N], const std::string& where) {
+Status CheckKeys(const YAML::Node& map, const std::string_view (&known)[N], const std::string& origin,
+                 const std::string& what) {
+  const std::string where = what.empty() ? origin : fmt::format("{}: line {}: {}", origin, map.Mark().line + 1, what);
   std::vector<std::string> seen;
   for (const auto& kv : map) {
     const std::string key = kv.first.Scalar();
@@ -67,7 +71,8 @@ Status CheckKeys(const YAML::Node& map, const std::string_view (&known)[N], cons
     if (std::find(std::begin(known), std::end(known), key) != std::end(known)) continue;
     std::string list;
     for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-    return InvalidInput("{}: unknown field '{}' (known: {})", where, key, list);
+    return InvalidInput("{}: line {}: {}unknown field '{}' (known: {})", origin, kv.first.Mark().line + 1,
+                        what.empty() ? "" : what + ": ", key, list);
   }
   return Status::Ok();
 }
@@ -99,7 +104,7 @@ StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, 
   p.name = name;
   std::string where = fmt::format("{}: line {}: parameter '{}'", origin, n.Mark().line + 1, name);
   if (!n.IsMap()) return InvalidInput("{}: expected a mapping of fields", where);
-  RETURN_IF_ERROR(CheckKeys(n, kParameterFields, where));
+  RETURN_IF_ERROR(CheckKeys(n, kParameterFields, origin, fmt::format("parameter '{}'", name)));
   // An error in one field names that field's line (a parameter may span ten lines).
   auto at = [&](const char* field) {
     const YAML::Node& f = n[field];
@@ -180,10 +185,14 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
     return InvalidInput("{}: expected a mapping with 'parameters'", origin);
   SpaceDefinition def;
   SpaceFile out{};
+  std::vector<int> env_lines;  // of out.env's entries
   try {
-    RETURN_IF_ERROR(CheckKeys(root, kTopLevelKeys, origin));
+    RETURN_IF_ERROR(CheckKeys(root, kTopLevelKeys, origin, ""));
     const YAML::Node& params = root["parameters"];
     auto add = [&](const std::string& name, const YAML::Node& n) -> Status {
+      // Caught here, where the line is known: SearchSpace would name the parameter only.
+      if (std::any_of(def.params.begin(), def.params.end(), [&](const Parameter& p) { return p.name == name; }))
+        return InvalidInput("{}: line {}: parameter '{}' defined twice", origin, n.Mark().line + 1, name);
       std::string condition, condition_where;
       ASSIGN_OR_RETURN(Parameter p, ReadParameter(name, n, condition, condition_where, origin, out));
       def.params.push_back(std::move(p));
@@ -193,7 +202,8 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
     };
     if (params.IsSequence()) {
       for (const auto& n : params) {
-        if (!n.IsMap() || !n["name"]) return InvalidInput("{}: every parameter needs a name", origin);
+        if (!n.IsMap() || !n["name"])
+          return InvalidInput("{}: line {}: every parameter needs a name", origin, n.Mark().line + 1);
         ASSIGN_OR_RETURN(std::string name,
                          Text(n["name"], fmt::format("{}: line {}: name", origin, n["name"].Mark().line + 1)));
         RETURN_IF_ERROR(add(name, n));
@@ -215,20 +225,47 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
     if (const YAML::Node& env = root["env"]) {
       if (!env.IsMap()) return InvalidInput("{}: 'env' must be a mapping", origin);
       for (const auto& kv : env) {
+        // The name becomes NAME=VALUE in the child's environment: "A=B" would set A to "B=...".
+        const std::string& key = kv.first.Scalar();
+        if (key.empty() || key.find('=') != std::string::npos || key.find('\0') != std::string::npos || !kv.first.IsScalar())
+          return InvalidInput("{}: line {}: env: '{}' is not a variable name (no '=', not empty)", origin,
+                              kv.first.Mark().line + 1, key);
         if (std::any_of(out.env.begin(), out.env.end(), [&](const auto& e) { return e.first == kv.first.Scalar(); }))
           return InvalidInput("{}: line {}: env.{} given twice", origin, kv.first.Mark().line + 1, kv.first.Scalar());
         const std::string what = fmt::format("{}: line {}: env.{}", origin, kv.second.Mark().line + 1, kv.first.Scalar());
         ASSIGN_OR_RETURN(std::string value, Text(kv.second, what));
         out.env.emplace_back(kv.first.Scalar(), std::move(value));
+        env_lines.push_back(kv.second.Mark().line + 1);
       }
     }
   } catch (const YAML::Exception& e) {
     return InvalidInput("{}: line {}: {}", origin, e.mark.line + 1, e.msg);
   }
   const std::vector<std::string> conditions = def.conditions;
+  const std::vector<std::string> constraint_where = def.constraint_where;
   auto space = SearchSpace::Create(std::move(def));
   if (!space.ok()) return space.status().WithContext(origin);
   out.space = std::move(space).value();
+  // `constraints: [5]` or `[true]` reads no parameter: it holds everywhere or nowhere, and is
+  // surely not what was meant.
+  for (size_t k = 0; k < out.space.constraints().size(); ++k)
+    if (out.space.constraints()[k].slots().empty())
+      return InvalidInput("{}: {}: constraint \"{}\" names no parameter", origin,
+                          k < constraint_where.size() ? constraint_where[k] : "?", out.space.constraints()[k].text());
+  // env templates checked here, where their line is known (the trial runner would name neither
+  // the file nor the line).
+  std::map<std::string, std::string> probe;
+  std::string names;
+  for (const Parameter& p : out.space.params()) {
+    probe[p.name] = "x";
+    names += (names.empty() ? "{" : ", {") + p.name + "}";
+  }
+  for (size_t k = 0; k < out.env.size(); ++k) {
+    Status st = SubstituteParams(out.env[k].second, probe).status();
+    if (!st.ok())
+      return InvalidInput("{}: line {}: env.{}: {} (the space has {})", origin, env_lines[k], out.env[k].first,
+                          st.message(), names);
+  }
   // Defaults that break a constraint: the study would run without its baseline (no default trial,
   // no improvement over the default) and say nothing.
   if (!out.space.DefaultConfig()) {

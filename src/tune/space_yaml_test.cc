@@ -43,6 +43,22 @@ TEST(SpaceYamlTest, ErrorsNameTheLineOfTheFieldAtFault) {
             "s.yaml: line 5: parameter 'a': default 3 is not one of its values");
 }
 
+// Found by a QA pass: these named the file but not the line, or were accepted.
+TEST(SpaceYamlTest, SpaceLevelMistakesNameTheirLine) {
+  const std::string a = "parameters:\n  - {name: a, type: int, low: 0, high: 4}\n";
+  EXPECT_EQ(Message(a + "constraint: ['a < 2']\n"),
+            "s.yaml: line 3: unknown field 'constraint' (known: parameters, constraints, env)");
+  EXPECT_EQ(Message(a + "  - {name: a, type: int, low: 0, high: 9}\n"), "s.yaml: line 3: parameter 'a' defined twice");
+  EXPECT_EQ(Message(a + "  - {type: int, low: 0, high: 9}\n"), "s.yaml: line 3: every parameter needs a name");
+  // A constraint over no parameter holds everywhere or nowhere.
+  EXPECT_EQ(Message(a + "constraints:\n  - 5\n"), "s.yaml: line 4: constraint \"5\" names no parameter");
+  // "A=B" as a name would set A to "B=..." in the child's environment.
+  EXPECT_EQ(Message(a + "env:\n  \"A=B\": x\n"),
+            "s.yaml: line 4: env: 'A=B' is not a variable name (no '=', not empty)");
+  EXPECT_EQ(Message(a + "env:\n  A: '{b}'\n"),
+            "s.yaml: line 4: env.A: '{b}': no parameter named 'b' (the space has {a})");
+}
+
 TEST(SpaceYamlTest, ValuesOfTheWrongKindAreNamed) {
   // An int's default of 2.6 was rounded to 3.
   EXPECT_EQ(Message("parameters:\n  - {name: a, type: int, low: 0, high: 4, default: 2.6}\n"),
