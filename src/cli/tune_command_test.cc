@@ -526,6 +526,9 @@ TEST(TuneCommandTest, ObjectiveMistakesAndARefusedCommandLineStopTheStudy) {
                        "2: bench.py: error: unrecognized arguments: --bogus"),
             std::string::npos)
       << r.err;
+  // The third trial's line counts it (reopening the three for the rerun made it "[0/4]").
+  EXPECT_NE(r.err.find("[3/4] trial 2 failed"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("[0/4]"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -299,9 +299,11 @@ void ReportProgress(Study& st, StudyStorage& store, const TrialRecord& job) {
   auto trials = store.LoadTrials(st.id);
   if (!trials.ok()) return;
   std::vector<ObjectiveSpec> objs;
+  bool reopened = false;
   {
     std::lock_guard<std::mutex> lock(st.mu);
     objs = st.objectives;
+    reopened = st.setup_wrong;
   }
   // The study as this trial finished it: trials this process stored after it are left out
   // (counting them showed "[3/14]" twice and no "[2/14]" with several workers).
@@ -310,6 +312,9 @@ void ReportProgress(Study& st, StudyStorage& store, const TrialRecord& job) {
   const std::set<int64_t> later(st.committed.rbegin(), mine);
   const StudyTally tally = Tally(*trials, objs, later);
   pr.evaluations = tally.evaluations;
+  // The first trials all failed alike and were reopened for the rerun: the store counts none of
+  // them now ("[0/6] trial 4 failed"), so the line counts what this process ran.
+  if (reopened) pr.evaluations = st.evaluated_here;
   pr.best_value = tally.best_value;
   if (st.evaluated_here > 0) pr.eta_s = EtaSeconds(st, pr.evaluations);
   st.progress(pr);
