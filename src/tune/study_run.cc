@@ -130,6 +130,7 @@ Status RefreshTrials(Study& st, StudyStorage& store) {
     st.final_prefix = 0;
     ASSIGN_OR_RETURN(fresh, store.LoadTrials(st.id));
   }
+  for (const TrialRecord& t : fresh) RETURN_IF_ERROR(CheckStoredTrial(t, st.space.size()));
   st.trials.resize(st.final_prefix);
   for (TrialRecord& t : fresh) st.trials.push_back(std::move(t));
   while (st.final_prefix < st.trials.size() && st.trials[st.final_prefix].state != TrialState::kPending)

@@ -43,6 +43,7 @@ StatusOr<TuneResult> LoadStudy(const SearchSpace& space, StudyStorage& storage, 
   std::vector<size_t> point_trial;
   double best_val = INFINITY;
   for (const TrialRecord& t : trials) {
+    RETURN_IF_ERROR(CheckStoredTrial(t, space.size()));
     r.trials.push_back(Summarize(t));
     const TrialSummary& s = r.trials.back();
     if (t.state == TrialState::kComplete || t.state == TrialState::kFailed) r.evaluations++;

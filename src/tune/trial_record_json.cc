@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace cprof::tune {
@@ -59,6 +60,27 @@ TrialSummary Summarize(const TrialRecord& t) {
   s.sampler = t.sampler;
   s.seconds = t.finished_at > t.started_at ? t.finished_at - t.started_at : 0;
   return s;
+}
+
+Status CheckStoredTrial(const TrialRecord& t, size_t n_params) {
+  auto bad = [&](const char* column, const std::string& text, const char* expected) {
+    return InvalidInput(
+        "trial {}: its stored {} ({}) is not {}: the study's database was changed outside cann-profiler; "
+        "delete that trial's row or start another --study",
+        t.number, column, text.size() > 60 ? text.substr(0, 57) + "..." : text, expected);
+  };
+  if (!ParseCoords(t.coords, n_params))
+    return bad("coords", t.coords, fmt::format("an array of {} numbers or nulls", n_params).c_str());
+  if (!json::parse(t.params, nullptr, false).is_object()) return bad("params", t.params, "a JSON object");
+  if (t.state == TrialState::kComplete) {
+    json m = json::parse(t.metrics, nullptr, false);
+    if (!m.is_object() || m.empty()) return bad("metrics", t.metrics, "a JSON object of values");
+    for (const auto& [k, v] : m.items())
+      if (!v.is_number() && !v.is_null()) return bad("metrics", t.metrics, "a JSON object of numbers");
+  }
+  if (!t.measurements.empty() && !json::parse(t.measurements, nullptr, false).is_array())
+    return bad("measurements", t.measurements, "a JSON array");
+  return Status::Ok();
 }
 
 }  // namespace cprof::tune

@@ -27,4 +27,9 @@ std::map<std::string, double> ParseMetricsJson(const std::string& text);
 
 TrialSummary Summarize(const TrialRecord& t);
 
+// A stored trial whose JSON texts cannot be what cann-profiler wrote (a row changed by hand or by
+// another program): coords not `n_params` numbers or nulls, params not an object, a complete
+// trial's metrics not an object of numbers. Read anyway, it would count as a trial with no values.
+Status CheckStoredTrial(const TrialRecord& t, size_t n_params);
+
 }  // namespace cprof::tune

@@ -4,6 +4,7 @@
 #include "tune/tuner.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -165,6 +166,38 @@ TEST(TunerTest, SqliteStudyResumesWithoutRepeating) {
   auto refused = RunStudy(r.file.space, *r.eval, **store, other);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidInput);
+}
+
+// A row changed outside cann-profiler was read as a trial with no values (a complete trial with no
+// metrics, a configuration of no parameters): the study refuses it and names the trial.
+TEST(TunerTest, AStoredTrialChangedByHandIsRefused) {
+  Replay r = OpenReplay("pnpoly_RTX_3090.json.gz");
+  const std::string path = TempPath("hand.db");
+  {
+    auto store = OpenStudyStorage("sqlite://" + path);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    ASSERT_TRUE(RunStudy(r.file.space, *r.eval, **store, Options("hand", 5)).ok());
+  }
+  auto corrupt = [&](const std::string& sql) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  };
+  auto resume = [&](int64_t budget) {
+    auto store = OpenStudyStorage("sqlite://" + path);
+    EXPECT_TRUE(store.ok());
+    auto res = RunStudy(r.file.space, *r.eval, **store, Options("hand", budget));
+    return res.ok() ? std::string("ok") : res.status().message();
+  };
+  corrupt("UPDATE cprof_tune_trials SET metrics = 'garbage' WHERE number = 2");
+  EXPECT_EQ(resume(8).find("trial 2: its stored metrics (garbage) is not a JSON object of values"), 0u) << resume(8);
+  corrupt("UPDATE cprof_tune_trials SET metrics = '{\"time\": 1.5}' WHERE number = 2");
+  // Moved to a spare row of the same table (another table would make it another tool's file).
+  corrupt("UPDATE cprof_tune_trials SET reason = coords, coords = '[1]' WHERE number = 3");
+  EXPECT_EQ(resume(8).find("trial 3: its stored coords ([1]) is not an array of"), 0u) << resume(8);
+  corrupt("UPDATE cprof_tune_trials SET coords = reason, reason = '' WHERE number = 3");
+  EXPECT_EQ(resume(8), "ok");
 }
 
 TEST(TunerTest, TrialOfADeadWorkerIsRunAgain) {
