@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace cprof {
 
 StatusOr<uint64_t> ParseByteSize(std::string_view text) {
@@ -37,6 +39,18 @@ StatusOr<uint64_t> ParseByteSize(std::string_view text) {
   const double bytes = std::ldexp(value, shift);
   if (bytes >= 1.8e19) return bad();
   return static_cast<uint64_t>(bytes);
+}
+
+std::string FormatByteSize(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int unit = 0;
+  double v = static_cast<double>(bytes);
+  while (v >= 1024 && unit < 6) {
+    v /= 1024;
+    ++unit;
+  }
+  if (unit == 0 || v >= 10 || v == std::floor(v)) return fmt::format("{:.0f} {}", std::floor(v), kUnits[unit]);
+  return fmt::format("{:.1f} {}", std::floor(v * 10) / 10, kUnits[unit]);
 }
 
 }  // namespace cprof

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "base/status.h"
@@ -15,5 +16,9 @@ namespace cprof {
 
 // kInvalidInput naming the text when it is not a size (negative, no digits, unknown suffix).
 StatusOr<uint64_t> ParseByteSize(std::string_view text);
+
+// For messages: the largest binary unit that leaves a whole part, with one decimal below 10
+// ("1 KiB", "1.5 GiB", "512 MiB", "800 B"); a limit of 1K printed in MiB read "0 MiB".
+std::string FormatByteSize(uint64_t bytes);
 
 }  // namespace cprof

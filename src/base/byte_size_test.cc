@@ -23,4 +23,16 @@ TEST(ByteSizeTest, BinarySuffixesInAnyCaseWithOrWithoutB) {
 }
 
 }  // namespace
+// Limits in messages: a limit of 1K printed in whole MiB read "0 MiB".
+TEST(ByteSizeTest, FormatsInTheLargestUnitWithAWholePart) {
+  EXPECT_EQ(FormatByteSize(0), "0 B");
+  EXPECT_EQ(FormatByteSize(800), "800 B");
+  EXPECT_EQ(FormatByteSize(1024), "1 KiB");
+  EXPECT_EQ(FormatByteSize(1536), "1.5 KiB");
+  EXPECT_EQ(FormatByteSize(512ull << 20), "512 MiB");
+  EXPECT_EQ(FormatByteSize((3ull << 30) / 2), "1.5 GiB");
+  EXPECT_EQ(FormatByteSize((2ull << 30) - 1), "1.9 GiB");  // truncated: a limit is not rounded up past itself
+  EXPECT_EQ(FormatByteSize(*ParseByteSize("1K")), "1 KiB");
+}
+
 }  // namespace cprof

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <vector>
 
+#include "base/byte_size.h"
+
 namespace cprof {
 namespace {
 
@@ -96,16 +98,16 @@ class GzipSource : public ByteSource {
  private:
   Status CheckLimits() const {
     if (limits_.max_bytes != 0 && produced_ > limits_.max_bytes) {
-      return ResourceLimit("{}: gzip data expands past the limit of {} MiB of decompressed data", path_,
-                           limits_.max_bytes >> 20);
+      return ResourceLimit("{}: gzip data expands past the limit of {} of decompressed data", path_,
+                           FormatByteSize(limits_.max_bytes));
     }
     const uint64_t consumed = std::max<uint64_t>(1, file_offset());
     if (limits_.max_ratio != 0 && produced_ > DecompressionLimits::kRatioCheckFloor &&
         produced_ / consumed > limits_.max_ratio) {
       return ResourceLimit(
-          "{}: gzip data expands more than {}:1 ({} MiB from the first {} KiB), a decompression bomb; if the "
+          "{}: gzip data expands more than {}:1 ({} from the first {}), a decompression bomb; if the "
           "file is genuine, raise --max_gzip_ratio",
-          path_, limits_.max_ratio, produced_ >> 20, consumed >> 10);
+          path_, limits_.max_ratio, FormatByteSize(produced_), FormatByteSize(consumed));
     }
     return Status::Ok();
   }
@@ -154,8 +156,8 @@ StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path, co
 StatusOr<std::string> ReadWholeFile(const std::string& path, uint64_t max_bytes, const DecompressionLimits& limits) {
   ASSIGN_OR_RETURN(std::unique_ptr<ByteSource> src, OpenByteSource(path, limits));
   auto too_big = [&] {
-    return ResourceLimit("{}: the file is larger than the limit of {} MiB for reading it whole", path,
-                         max_bytes >> 20);
+    return ResourceLimit("{}: the file is larger than the limit of {} for reading it whole", path,
+                         FormatByteSize(max_bytes));
   };
   if (max_bytes != 0 && !src->compressed() && src->file_size() > max_bytes) return too_big();
   std::string out;

@@ -74,15 +74,24 @@ struct DurationUnit {
 constexpr DurationUnit kDurationUnits[] = {{"h", 9, 3600}, {"m", 9, 60}, {"s", 9, 1}, {"ms", 6, 1}, {"us", 3, 1},
                                            {"ns", 0, 1}};
 
-// One number with its unit ("1.5h", "200ms"); nullopt when `text` is not one, or overflows.
-std::optional<TimeNs> ParseOneDuration(std::string_view text, size_t* unit) {
+// One number with its unit ("1.5h", "200ms"); nullopt when `text` is not one, or overflows (then
+// *overflow is set).
+std::optional<TimeNs> ParseOneDuration(std::string_view text, size_t* unit, bool* overflow) {
   const size_t digits = text.find_first_not_of("+-0123456789.");
   if (digits == std::string_view::npos || digits == 0) return std::nullopt;
   const std::string_view suffix = text.substr(digits);
   for (size_t u = 0; u < std::size(kDurationUnits); ++u) {
     if (suffix != kDurationUnits[u].suffix) continue;
-    std::optional<TimeNs> ns = ParseDecimalScaledToNs(text.substr(0, digits), kDurationUnits[u].exp);
-    if (!ns || std::llabs(*ns) > std::numeric_limits<int64_t>::max() / kDurationUnits[u].mult) return std::nullopt;
+    const std::string_view number = text.substr(0, digits);
+    std::optional<TimeNs> ns = ParseDecimalScaledToNs(number, kDurationUnits[u].exp);
+    if (!ns || std::llabs(*ns) > std::numeric_limits<int64_t>::max() / kDurationUnits[u].mult) {
+      // A well-formed number (digits, one point at most) fails only by holding more nanoseconds
+      // than an int64 does.
+      *overflow = ns.has_value() || (number.find_first_of("+-") == std::string_view::npos &&
+                                     std::count(number.begin(), number.end(), '.') <= 1 &&
+                                     number.find_first_of("0123456789") != std::string_view::npos);
+      return std::nullopt;
+    }
     *unit = u;
     return *ns * kDurationUnits[u].mult;
   }
@@ -108,7 +117,9 @@ StatusOr<TimeNs> ParseDuration(std::string_view text) {
     if (end != std::string_view::npos) end = rest.find_first_of("0123456789.", end);
     const std::string_view part = rest.substr(0, end);
     size_t unit = 0;
-    std::optional<TimeNs> ns = ParseOneDuration(part, &unit);
+    bool overflow = false;
+    std::optional<TimeNs> ns = ParseOneDuration(part, &unit, &overflow);
+    if (overflow) return InvalidInput("'{}' is not a duration: too long (at most 292 years)", text);
     if (!ns || part[0] == '+' || part[0] == '-') {
       total = -1;
       break;
@@ -118,7 +129,7 @@ StatusOr<TimeNs> ParseDuration(std::string_view text) {
                           "e.g. 1h30m or 2m30s",
                           text);
     if (*ns > std::numeric_limits<int64_t>::max() - total)
-      return InvalidInput("'{}' is not a duration: too long", text);
+      return InvalidInput("'{}' is not a duration: too long (at most 292 years)", text);
     total += *ns;
     last_unit = unit;
     first = false;

@@ -39,6 +39,13 @@ TEST(TimeUnitsTest, DurationsNeedAUnit) {
   EXPECT_FALSE(ParseDuration("1h30").ok());
   EXPECT_FALSE(ParseDuration("1h-30m").ok());
   EXPECT_FALSE(ParseDuration("h").ok());
+  // Beyond an int64 of nanoseconds (292 years): said so, not "write a number with a unit".
+  EXPECT_EQ(ParseDuration("99999999999s").status().message(),
+            "'99999999999s' is not a duration: too long (at most 292 years)");
+  EXPECT_EQ(ParseDuration("1h99999999999m").status().message(),
+            "'1h99999999999m' is not a duration: too long (at most 292 years)");
+  EXPECT_NE(ParseDuration("1.2.3s").status().message().find("write a number with a unit"), std::string::npos);
+  EXPECT_EQ(*ParseDuration("9223372036s"), 9223372036 * kNsPerS);
   auto r = ParseTimeRange("1s:2s");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r->start, kNsPerS);

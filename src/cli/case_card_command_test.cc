@@ -83,7 +83,10 @@ TEST(CaseCardCommandTest, BadInputIsExitTwoNamingTheFile) {
   EXPECT_FALSE(fs::exists(dir / "cards") && !fs::is_empty(dir / "cards"));
   Result no_library = RunArgs({"diagnose", "--trace", kNccl, "--case_library", (dir / "no_cases").string()});
   EXPECT_EQ(no_library.code, 2);
-  EXPECT_NE(no_library.err.find("no_cases"), std::string::npos);
+  EXPECT_NE(no_library.err.find("no_cases: no such folder"), std::string::npos) << no_library.err;
+  Result a_file = RunArgs({"diagnose", "--trace", kNccl, "--case_library", empty.string()});
+  EXPECT_EQ(a_file.code, 2);
+  EXPECT_NE(a_file.err.find("empty.yaml: not a folder"), std::string::npos) << a_file.err;
   fs::remove_all(dir);
 }
 

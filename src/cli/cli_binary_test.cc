@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 
@@ -116,6 +117,29 @@ TEST_F(CliBinaryTest, UnknownMetricListsAvailableOnes) {
   EXPECT_NE(r.err.find("available: "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("p99_latency"), std::string::npos) << r.err;
   EXPECT_EQ(Exec("metrics latency,p99_latency").code, 0);
+}
+
+// A metric this machine cannot measure is a check that fails (exit 1) with its row and reason, not
+// bad input (exit 2) while the list shows it. Which ones are unavailable depends on the machine.
+TEST_F(CliBinaryTest, AMetricThisMachineLacksFailsTheCheckWithItsReason) {
+  nlohmann::json all = nlohmann::json::parse(Exec("metrics --json").out);
+  int checked = 0;
+  for (const auto& m : all["metrics"]) {
+    const std::string name = m["name"];
+    ExecResult r = Exec("metrics " + name + " --json");
+    nlohmann::json one = nlohmann::json::parse(r.out);
+    ASSERT_EQ(one["metrics"].size(), 1u) << name;
+    EXPECT_EQ(one["metrics"][0]["available"], m["available"]) << name;
+    if (m["available"]) {
+      EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+    } else {
+      EXPECT_EQ(r.code, 1) << name << ": " << r.err;
+      EXPECT_NE(r.err.find("metric '" + name + "' cannot be measured on this machine ("), std::string::npos) << r.err;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(Exec("metrics latency,lantency").code, 2);
+  std::cout << checked << " metrics unavailable here\n";
 }
 
 TEST_F(CliBinaryTest, JsonOutputCarriesSchemaVersion) {

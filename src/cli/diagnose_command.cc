@@ -104,7 +104,7 @@ CommandResult RunDiagnose(const DiagnoseCliOptions& o, CommandContext& ctx) {
 Command AddDiagnoseCommand(CLI::App& root) {
   auto o = std::make_shared<DiagnoseCliOptions>();
   CLI::App* cmd = root.add_subcommand("diagnose", "root causes with evidence, confidence and estimated savings");
-  cmd->add_option("--trace", o->trace, "trace file or folder (any supported format)")->required();
+  cmd->add_option("trace,--trace", o->trace, "trace file or folder (any supported format); --trace may be left out")->required();
   cmd->add_option("--problem", o->problem,
                   "the symptom to explain: high_p99_latency (slow steps are compared with fast ones), "
                   "low_throughput, high_memory");

@@ -80,6 +80,10 @@ TEST(DiagnoseCommandTest, BothFlagSpellingsAndDirectedProblem) {
   EXPECT_EQ(a.out, b.out);
   nlohmann::json doc = nlohmann::json::parse(a.out);
   EXPECT_EQ(doc["problem"], "high_p99_latency");
+  // The trace may be given without --trace, as summary, info and query take it.
+  Result c = RunArgs({"diagnose", kH100, "--json", "--time_range", "0ms:3ms", "--problem", "high_p99_latency"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(a.out, c.out);
   Result t = RunArgs({"diagnose", "--trace", kH100, "--json", "--threshold", "p99>2.0ms"});
   ASSERT_EQ(t.code, 0) << t.err;
   EXPECT_EQ(nlohmann::json::parse(t.out)["threshold"], "p99>2.0ms");

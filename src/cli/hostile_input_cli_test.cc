@@ -58,6 +58,10 @@ TEST(HostileInputCliTest, MaxMemoryFailsCleanlyNamingFileAndLimit) {
     EXPECT_NE(r.err.find("raise it with --max_memory"), std::string::npos) << r.err;  // README's spelling
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // one line
   }
+  // Below a MiB the limit keeps its unit (it read "memory limit of 0 MiB").
+  Result tiny = RunArgs({"summary", kKineto, "--max_memory", "1K"});
+  EXPECT_EQ(tiny.code, 2) << tiny.err;
+  EXPECT_NE(tiny.err.find("memory limit of 1 KiB ("), std::string::npos) << tiny.err;
   Result ok = RunArgs({"summary", kKineto, "--max-memory", "512M"});
   EXPECT_EQ(ok.code, 0) << ok.err;
   Result unlimited = RunArgs({"info", kKineto, "--max-memory", "0"});

@@ -1,7 +1,8 @@
 // `cann-profiler metrics [NAMES] [--json]`: the metric registry — every metric `--metrics`,
 // `--trigger`, `--threshold` and `--objective` accept, its unit, its source and whether this
-// machine can measure it. With NAMES (comma-separated), checks them: an unknown or unavailable
-// metric is an error (exit 2) that lists the available ones.
+// machine can measure it. With NAMES (comma-separated), checks them: an unknown one is an error
+// (exit 2) that lists the available ones; one this machine cannot measure is shown with the reason
+// and the check fails (exit 1), so that `metrics cache_miss && ...` can gate a script.
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -21,7 +22,7 @@ CommandResult RunMetrics(const MetricsOptions& o, CommandContext& ctx) {
   const MetricRegistry& registry = MetricRegistry::Default();
   std::vector<const MetricInfo*> shown;
   if (!o.names.empty()) {
-    ASSIGN_OR_RETURN(shown, registry.FindAll(o.names));
+    ASSIGN_OR_RETURN(shown, registry.FindAll(o.names, /*include_unavailable=*/true));
   } else {
     for (const MetricInfo& m : registry.all()) shown.push_back(&m);
   }
@@ -50,6 +51,13 @@ CommandResult RunMetrics(const MetricsOptions& o, CommandContext& ctx) {
     }
   }
   RETURN_IF_ERROR(WriteOutput(o.output, text, ctx));
+  if (o.names.empty()) return ExitCode::kOk;
+  for (const MetricInfo* m : shown)
+    if (!m->available) {
+      ctx.err << fmt::format("cann-profiler: metric '{}' cannot be measured on this machine ({})\n", m->name,
+                             m->unavailable_reason);
+      return ExitCode::kVerdictFailed;
+    }
   return ExitCode::kOk;
 }
 

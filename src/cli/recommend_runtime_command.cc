@@ -51,7 +51,7 @@ Command AddRecommendRuntimeCommand(CLI::App& root) {
   auto o = std::make_shared<RecommendRuntimeOptions>();
   CLI::App* cmd = root.add_subcommand("recommend-runtime",
                                       "thread, allocator, environment and batch settings from a trace, with reasons");
-  cmd->add_option("--trace", o->trace, "trace file or folder (any supported format)")->required();
+  cmd->add_option("trace,--trace", o->trace, "trace file or folder (any supported format); --trace may be left out")->required();
   AddOutputOptions(cmd, &o->output, "yaml or json", "yaml");
   return {cmd, [o](CommandContext& ctx) { return RunRecommendRuntime(*o, ctx); }};
 }

@@ -164,7 +164,7 @@ Command AddVisualizeCommand(CLI::App& root) {
   auto o = std::make_shared<VisualizeOptions>();
   CLI::App* cmd = root.add_subcommand(
       "visualize", "one self-contained HTML page: timeline, flame graph, heatmap, findings (works offline)");
-  cmd->add_option("--trace", o->trace, "trace to show (any supported format)")->required();
+  cmd->add_option("trace,--trace", o->trace, "trace to show (any supported format); --trace may be left out")->required();
   cmd->add_option("--view", o->views,
                   "comma-separated views: timeline, flamegraph, heatmap, summary, ops, memory (default: all)");
   cmd->add_option("--diagnosis", o->diagnosis, "diagnose report (YAML or JSON) whose findings the page shows");
@@ -174,7 +174,8 @@ Command AddVisualizeCommand(CLI::App& root) {
   cmd->add_option("--flame_source", o->flame_source,
                   "flame graph export: auto (samples, else host ops, else device), samples, host, device, all");
   cmd->add_option("--format", o->output.format,
-                  "html (default), or with --view flamegraph: speedscope (also from a .json output) or folded");
+                  "html (default); speedscope (or json, or an output ending .json) or folded export the flame graph alone "
+                  "(no --view, or --view flamegraph)");
   cmd->add_option("--output,-o", o->output.output, "file to write atomically (default: stdout)");
   return {cmd, [o](CommandContext& ctx) { return RunVisualize(*o, ctx); }};
 }

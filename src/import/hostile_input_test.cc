@@ -17,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "base/byte_size.h"
 #include "base/byte_source.h"
 #include "import/hostile_input_test_util.h"
 #include "import/import_memory.h"
@@ -375,7 +376,7 @@ TEST(HostileInputTest, MemoryLimitFailsTheImportNamingFileAndLimit) {
     ASSERT_FALSE(t.ok());
     EXPECT_EQ(t.status().code(), StatusCode::kResourceLimit);
     EXPECT_NE(t.status().message().find(f.path()), std::string::npos) << t.status().message();
-    EXPECT_NE(t.status().message().find(fmt::format("{} MiB", options.max_memory_bytes >> 20)),
+    EXPECT_NE(t.status().message().find("memory limit of " + FormatByteSize(options.max_memory_bytes) + " ("),
               std::string::npos)
         << t.status().message();
     EXPECT_NE(t.status().message().find("raise it with --max_memory"), std::string::npos) << t.status().message();

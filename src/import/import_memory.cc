@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "base/byte_size.h"
 #include "model/trace_memory.h"
 
 namespace cprof {
@@ -14,9 +15,9 @@ Status CheckImportMemory(const Trace& trace, const ImportOptions& options, std::
   const uint64_t used = TraceMemoryBytes(trace);
   if (used <= options.max_memory_bytes) return Status::Ok();
   return ResourceLimit(
-      "{}: the trace needs more than the memory limit of {} MiB ({} MiB held after {} slices, {} counters, {} "
+      "{}: the trace needs more than the memory limit of {} ({} held after {} slices, {} counters, {} "
       "strings); raise it with --max_memory",
-      source, options.max_memory_bytes >> 20, used >> 20, trace.slices.size(), trace.counters.size(),
+      source, FormatByteSize(options.max_memory_bytes), FormatByteSize(used), trace.slices.size(), trace.counters.size(),
       trace.strings.size());
 }
 

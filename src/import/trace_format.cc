@@ -82,7 +82,7 @@ StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   if (n == 0) return InvalidInput("{}: empty file", path);
   // The byte shown is the decompressed content's: say so, or 0x1f in a hex dump contradicts it.
   return InvalidInput("{}: not a trace format cann-profiler reads (first byte {}0x{:02x}; expected "
-                      "JSON, gzip'd JSON or Perfetto protobuf)", path, src->compressed() ? "after gunzip " : "",
+                      "JSON, gzip'd JSON, Perfetto protobuf, or an Nsight Systems / torch_npu SQLite file)", path, src->compressed() ? "after gunzip " : "",
                       static_cast<unsigned char>(head[0]));
 }
 

@@ -137,7 +137,8 @@ StatusOr<const MetricInfo*> MetricRegistry::Find(std::string_view name) const {
   return NotFound("unknown metric '{}'; available: {}", name, AvailableNames());
 }
 
-StatusOr<std::vector<const MetricInfo*>> MetricRegistry::FindAll(std::string_view list) const {
+StatusOr<std::vector<const MetricInfo*>> MetricRegistry::FindAll(std::string_view list,
+                                                                 bool include_unavailable) const {
   std::vector<const MetricInfo*> out;
   size_t pos = 0;
   while (pos <= list.size()) {
@@ -147,8 +148,13 @@ StatusOr<std::vector<const MetricInfo*>> MetricRegistry::FindAll(std::string_vie
     while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
     while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
     if (!name.empty()) {
-      ASSIGN_OR_RETURN(const MetricInfo* m, Find(name));
-      out.push_back(m);
+      StatusOr<const MetricInfo*> m = Find(name);
+      if (!m.ok() && include_unavailable && m.status().code() == StatusCode::kUnavailable) {
+        for (const MetricInfo& known : metrics_)
+          if (known.name == name) m = &known;
+      }
+      if (!m.ok()) return m.status();
+      out.push_back(*m);
     }
     pos = comma + 1;
   }

@@ -67,8 +67,10 @@ class MetricRegistry {
   // The metric called `name`. kNotFound for an unknown name and kUnavailable for one this
   // machine cannot measure; both messages list the available metrics.
   StatusOr<const MetricInfo*> Find(std::string_view name) const;
-  // Looks up a comma-separated list ("latency,cpu_util"); fails on the first bad name.
-  StatusOr<std::vector<const MetricInfo*>> FindAll(std::string_view comma_separated) const;
+  // Looks up a comma-separated list ("latency,cpu_util"); fails on the first bad name, and with
+  // `include_unavailable` only on an unknown one (for `metrics`, which shows why it is not here).
+  StatusOr<std::vector<const MetricInfo*>> FindAll(std::string_view comma_separated,
+                                                   bool include_unavailable = false) const;
 
   const std::vector<MetricInfo>& all() const { return metrics_; }
   // Names of the available metrics, sorted, comma-separated.

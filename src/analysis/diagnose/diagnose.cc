@@ -2,6 +2,7 @@
 #include "analysis/diagnose/diagnose.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -38,12 +39,20 @@ Diagnosis Diagnose(const Trace& trace, const DiagnoseOptions& options) {
     d.step_mean_ns = sum / static_cast<int64_t>(steps.size());
     // A --threshold no step exceeds leaves the tail analysis nothing to compare: say so, or the
     // report cannot be told from "no tail problem".
-    int64_t slowest = 0;
-    for (const Step& s : steps) slowest = std::max(slowest, s.dur_ns);
+    // Likewise one every step exceeds: no fast step to compare the slow ones with.
+    int64_t slowest = 0, fastest = std::numeric_limits<int64_t>::max();
+    for (const Step& s : steps) {
+      slowest = std::max(slowest, s.dur_ns);
+      fastest = std::min(fastest, s.dur_ns);
+    }
     if (options.slow_threshold_ns && slowest <= *options.slow_threshold_ns) {
       d.notes.push_back(fmt::format("--threshold {}: no step is slower (the slowest of {} takes {}); nothing to "
                                     "compare the fast steps with",
                                     options.threshold_text, steps.size(), FormatDuration(slowest)));
+    } else if (options.slow_threshold_ns && fastest > *options.slow_threshold_ns) {
+      d.notes.push_back(fmt::format("--threshold {}: every step is slower (the fastest of {} takes {}); no fast "
+                                    "step to compare the slow ones with",
+                                    options.threshold_text, steps.size(), FormatDuration(fastest)));
     }
   }
   return d;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "base/byte_size.h"
 #include "import/json/structural_scanner.h"
 
 namespace cprof::json {
@@ -80,14 +81,14 @@ Status EventSplitter::NextRead(SplitBatch* out) {
   // The grown buffer, the one it is copied from, and the event's strings once interned: a buffer
   // past half the limit would take the process well past the limit.
   if (max_chunk_bytes_ != 0 && carry > 0 && carry + want > max_chunk_bytes_ / 2) {
-    return ResourceLimit("{}: event #{} at {} is larger than {} MiB and still not complete; it does not fit the "
-                         "memory limit of {} MiB",
-                         source_->path(), event_index_, Where(stream_pos_ - carry), carry >> 20,
-                         max_chunk_bytes_ >> 20);
+    return ResourceLimit("{}: event #{} at {} is larger than {} and still not complete; it does not fit the "
+                         "memory limit of {}",
+                         source_->path(), event_index_, Where(stream_pos_ - carry), FormatByteSize(carry),
+                         FormatByteSize(max_chunk_bytes_));
   }
   auto chunk = std::make_shared<Chunk>(pool_, carry + want, stream_pos_ - carry);
   if (chunk->data() == nullptr) {
-    return ResourceLimit("{}: out of memory for a {} MB read buffer", source_->path(), (carry + want) >> 20);
+    return ResourceLimit("{}: out of memory for a {} read buffer", source_->path(), FormatByteSize(carry + want));
   }
   if (carry) std::memcpy(chunk->data(), carry_chunk_->data() + carry_begin_, carry);
   carry_chunk_.reset();

@@ -50,7 +50,11 @@ StatusOr<std::string> SaveCaseCard(const CaseCard& card, const std::string& libr
 StatusOr<std::vector<CaseCard>> LoadCaseLibrary(const std::string& library, std::vector<std::string>* skipped) {
   const std::string dir = ExpandHome(library);
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return NotFound("case library {}: no such folder", dir);
+  if (!fs::is_directory(dir, ec)) {
+    // A file given where the folder goes: "no such folder" sent people looking for a typo.
+    if (fs::exists(dir, ec)) return InvalidInput("case library {}: not a folder (it holds one case card per .md file)", dir);
+    return NotFound("case library {}: no such folder", dir);
+  }
   std::vector<std::string> files;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
     if (e.is_regular_file() && e.path().extension() == ".md") files.push_back(e.path().string());

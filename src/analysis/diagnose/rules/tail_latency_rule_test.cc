@@ -63,6 +63,12 @@ TEST(TailLatencyRuleTest, AThresholdNoStepExceedsIsANoteOfTheDiagnosis) {
                         "compare the fast steps with");
   o.slow_threshold_ns = 1'000'000;  // two steps are slower: no note
   EXPECT_TRUE(Diagnose(trace, o).notes.empty());
+  // Below every step: no fast step to compare with, said too.
+  o.slow_threshold_ns = 1'000;
+  o.threshold_text = "p99>1us";
+  d = Diagnose(trace, o);
+  ASSERT_EQ(d.notes.size(), 1u);
+  EXPECT_EQ(d.notes[0].rfind("--threshold p99>1us: every step is slower (the fastest of 10 takes ", 0), 0u) << d.notes[0];
 }
 
 TEST(TailLatencyRuleTest, SteadyStepsDoNotFire) {
