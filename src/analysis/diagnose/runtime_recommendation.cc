@@ -43,6 +43,14 @@ std::optional<double> Metric(const Finding* f, std::string_view name) {
   return std::nullopt;
 }
 
+// "; was 8" after a reason when the trace recorded the variable; a variable set to nothing ended
+// the reason with a dangling "was ".
+std::string WasText(const std::map<std::string, std::string>& env, const std::string& name) {
+  const auto it = env.find(name);
+  if (it == env.end()) return "";
+  return it->second.empty() ? "; was set but empty" : "; was " + it->second;
+}
+
 }  // namespace
 
 RuntimeFacts ReadRuntimeFacts(const Trace& trace, DeviceKind device) {
@@ -129,9 +137,8 @@ RuntimeAdjustment RecommendRuntime(const RuntimeFacts& facts, const Diagnosis& d
           "branches (fork/wait)");
     const std::string env_reason = fmt::format("OpenMP/MKL pools follow threads.intra_op ({})", intra);
     for (const char* v : {"OMP_NUM_THREADS", "MKL_NUM_THREADS"}) {
-      const auto cur = facts.env.find(v);
       a.Set(RuntimeSection::kEnv, v, std::to_string(intra),
-            cur == facts.env.end() ? env_reason : fmt::format("{}; was {}", env_reason, cur->second));
+            env_reason + WasText(facts.env, v));
     }
     if (!accel) {
       a.Set(RuntimeSection::kEnv, "OMP_PROC_BIND", "close", "keep each OpenMP thread on one core near its data");
@@ -152,9 +159,8 @@ RuntimeAdjustment RecommendRuntime(const RuntimeFacts& facts, const Diagnosis& d
     if (why.finding) {
       std::string value = "expandable_segments:True";
       if (frag.finding) value += ",garbage_collection_threshold:0.8";
-      const auto cur = facts.env.find(var);
       a.Set(RuntimeSection::kAllocator, var, value,
-            why.text + (cur == facts.env.end() ? "" : fmt::format("; was {}", cur->second)));
+            why.text + WasText(facts.env, var));
     }
   } else {
     if (churn.finding) {
@@ -181,7 +187,7 @@ RuntimeAdjustment RecommendRuntime(const RuntimeFacts& facts, const Diagnosis& d
       a.Set(RuntimeSection::kEnv, "TASK_QUEUE_ENABLE", "2",
             std::string("the host enqueues operators asynchronously in a two-level pipeline") +
                 (launch.finding ? "; " + launch.text : env.finding ? "; " + env.text : "") +
-                (tq == facts.env.end() ? "" : "; was " + tq->second));
+                WasText(facts.env, "TASK_QUEUE_ENABLE"));
     if (dyn.finding || env.finding)
       a.Set(RuntimeSection::kEnv, "ACL_OP_COMPILER_CACHE_MODE", "enable",
             "reuse compiled operators across runs; " + (dyn.finding ? dyn.text : env.text));

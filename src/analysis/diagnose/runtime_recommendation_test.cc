@@ -71,6 +71,12 @@ TEST(RuntimeRecommendationTest, OversubscribedCpuCapsPoolsAtTheCores) {
   ASSERT_NE(omp, nullptr);
   EXPECT_EQ(omp->value, "2");
   EXPECT_NE(omp->reason.find("was 16"), std::string::npos);
+  // Set to nothing: said so, not a reason ending in "was ".
+  RuntimeFacts empty_env = facts;
+  empty_env.env["MKL_NUM_THREADS"] = "";
+  const RuntimeSetting* mkl = RecommendRuntime(empty_env, d).Find(RuntimeSection::kEnv, "MKL_NUM_THREADS");
+  ASSERT_NE(mkl, nullptr);
+  EXPECT_EQ(mkl->reason.substr(mkl->reason.size() - 19), "; was set but empty") << mkl->reason;
   ASSERT_NE(a.Find(RuntimeSection::kEnv, "KMP_BLOCKTIME"), nullptr);
   EXPECT_EQ(a.Find(RuntimeSection::kThreads, "inter_op")->value, "1");
   EXPECT_TRUE(a.Find(RuntimeSection::kAllocator, "PYTORCH_CUDA_ALLOC_CONF") == nullptr);
