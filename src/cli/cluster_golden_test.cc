@@ -40,6 +40,23 @@ TEST(ClusterCommand, JsonOnTheFixtureRanks) {
   EXPECT_EQ(doc["missing_ranks"], nlohmann::json({2, 3, 4, 5, 6, 7}));
 }
 
+// An unreadable rank's id is unknown: the ranks the links name are not all "not given".
+TEST(ClusterCommand, RanksTheLinksNameMayBeAmongTheUnreadable) {
+  const fs::path dir = cli_test::TempDir("cprof_cluster_unreadable_");
+  fs::create_directories(dir / "rank2_ascend_pt" / "ASCEND_PROFILER_OUTPUT");
+  std::ofstream(dir / "rank2_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json") << "garbage\n";
+  Result r = RunArgs({"cluster", kText, (dir / "rank2_ascend_pt").string(), "--format", "md"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("1 unreadable."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("6 more rank(s) that were not read (2, 3, 4, 5, 6, 7): some may be among the 1 unreadable"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("that were not given"), std::string::npos) << r.out;
+  Result all_read = RunArgs({"cluster", kText, "--format", "md"});
+  EXPECT_NE(all_read.out.find("6 more rank(s) that were not given"), std::string::npos) << all_read.out;
+  fs::remove_all(dir);
+}
+
 TEST(ClusterCommand, ARankGivenTwiceIsReadOnce) {
   // The folder of ranks and one rank again: two ranks, not three, so no outlier test runs.
   Result r = RunArgs({"cluster", kText, kText + "/rank0_ascend_pt/", "--json"});

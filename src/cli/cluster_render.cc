@@ -170,10 +170,15 @@ std::string ClusterReportToMarkdown(const ClusterReport& r, const ClusterRunInfo
                     info.mode == "full_trace" ? "full traces" : "summary tables",
                     r.duplicates.empty() ? "" : fmt::format(", {} more with a rank id already read left out", r.duplicates.size()),
                     r.unreadable.size());
-  if (!r.missing_ranks.empty())
+  // An unreadable rank's id is unknown: it may be one of those the links name.
+  if (!r.missing_ranks.empty() && r.unreadable.empty())
     md += fmt::format("The communication links name {} more rank(s) that were not given ({}): the job is larger than "
                       "what is analyzed here, and a straggler among them is not seen. Give every rank's folder.\n\n",
                       r.missing_ranks.size(), fmt::join(r.missing_ranks, ", "));
+  else if (!r.missing_ranks.empty())
+    md += fmt::format("The communication links name {} more rank(s) that were not read ({}): some may be among the {} "
+                      "unreadable (listed at the end), the others were not given. A straggler among them is not seen.\n\n",
+                      r.missing_ranks.size(), fmt::join(r.missing_ranks, ", "), r.unreadable.size());
   md += "## Slow ranks\n\n";
   md += fmt::format("Test: {}.\n\nMetric: {}.\n\n", r.test_note, r.metric);
   if (r.slow_ranks.empty()) md += "No straggler found.\n\n";
