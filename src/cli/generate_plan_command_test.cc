@@ -103,6 +103,34 @@ TEST(GeneratePlanCommandTest, BadInputIsExitTwoNamingTheFile) {
 }
 
 // A trace given where the report belongs is named as a trace, for generate-plan and visualize.
+// A YAML report cut short still parses, as a report with fewer findings or one without its savings:
+// diagnose ends it with YAML's document end, and a copy without it is refused.
+TEST(GeneratePlanCommandTest, AReportCutShortIsRefused) {
+  const fs::path dir = TempDir();
+  const std::string full = (dir / "full.yaml").string();
+  ASSERT_EQ(RunArgs({"diagnose", "--trace", kNccl, "--output", full}).code, 0);
+  const std::string text = ReadFile(full);
+  ASSERT_TRUE(text.ends_with("\n...\n")) << text.substr(text.size() - 40);
+  EXPECT_EQ(RunArgs({"generate-plan", "--diagnosis", full, "-o", (dir / "plan.md").string()}).code, 0);
+  // Cut at every tenth line: each is refused, naming the file.
+  size_t lines = 0, refused = 0;
+  for (size_t pos = text.find('\n'); pos != std::string::npos && pos + 1 < text.size(); pos = text.find('\n', pos + 1)) {
+    if (++lines % 10 != 0) continue;
+    const fs::path cut = dir / "cut.yaml";
+    std::ofstream(cut, std::ios::trunc) << text.substr(0, pos + 1);
+    Result r = RunArgs({"generate-plan", "--diagnosis", cut.string()});
+    EXPECT_EQ(r.code, 2) << "cut after line " << lines;
+    if (r.err.find("cut.yaml: the report is cut short") != std::string::npos) ++refused;
+  }
+  EXPECT_GT(lines, 100u);
+  EXPECT_EQ(refused, lines / 10);
+  // A hand-written report (no header) needs no end line.
+  const fs::path hand = dir / "hand.yaml";
+  std::ofstream(hand) << "findings:\n  - {category: device_idle, title: idle, confidence: 0.8}\n";
+  EXPECT_EQ(RunArgs({"generate-plan", "--diagnosis", hand.string(), "-o", (dir / "hand.md").string()}).code, 0);
+  fs::remove_all(dir);
+}
+
 TEST(GeneratePlanCommandTest, ATraceInsteadOfAReportSaysSo) {
   const fs::path dir = TempDir();
   const std::string pb = (dir / "run.pb").string(), json = (dir / "run.json").string();

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "report/diagnose/diagnosis_json.h"
+#include "report/diagnose/diagnosis_yaml.h"
 
 namespace cprof {
 namespace {
@@ -168,6 +170,17 @@ StatusOr<std::string> ReadDiagnosisFile(const std::string& path) {
   if (std::string kind = TraceKindOf(text); !kind.empty()) {
     return InvalidInput("{} is {}, not a diagnosis report; run `cann-profiler diagnose --trace {}` first", path, kind,
                         path);
+  }
+  // A YAML report diagnose wrote ends with YAML's document end; one cut short still parses, as a
+  // report with fewer findings or a finding without its savings. (Reports written before the
+  // marker have another first line; hand-written ones none.)
+  if (text.starts_with(kDiagnosisYamlHeader)) {
+    std::string_view rest = text;
+    while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.remove_suffix(1);
+    if (!rest.ends_with(std::string("\n") + std::string(kDiagnosisYamlEnd)))
+      return InvalidInput("{}: the report is cut short (it ends without the line '{}' diagnose writes last): a full "
+                          "disk or an interrupted copy? Run `cann-profiler diagnose` again",
+                          path, kDiagnosisYamlEnd);
   }
   return text;
 }

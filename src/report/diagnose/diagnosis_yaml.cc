@@ -77,8 +77,11 @@ std::string JsonToYaml(const nlohmann::ordered_json& doc) {
 }
 
 std::string DiagnosisToYaml(const Diagnosis& d, int schema_version) {
-  return "# cann-profiler diagnose: root causes, ranked by saving x confidence (schema in README.md, \"diagnose\")\n" +
-         JsonToYaml(DiagnosisToJson(d, schema_version));
+  std::string yaml = std::string(kDiagnosisYamlHeader) + "\n" + JsonToYaml(DiagnosisToJson(d, schema_version));
+  if (!yaml.ends_with('\n')) yaml += '\n';
+  // YAML's document end: a copy cut short anywhere parses as a shorter report, so the reader
+  // checks for it (ParseDiagnosis).
+  return yaml + std::string(kDiagnosisYamlEnd) + "\n";
 }
 
 }  // namespace cprof

@@ -6,12 +6,20 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/diagnose/diagnose.h"
 
 namespace cprof {
+
+// The first line of the YAML report, and its last: YAML's document end, so that a copy cut short
+// (a full disk, an interrupted transfer) is told from a shorter report (ReadDiagnosisFile).
+inline constexpr std::string_view kDiagnosisYamlHeader =
+    "# cann-profiler diagnose: root causes, ranked by saving x confidence (schema in README.md, \"diagnose\"); the "
+    "report ends with a line '...'";
+inline constexpr std::string_view kDiagnosisYamlEnd = "...";
 
 std::string DiagnosisToYaml(const Diagnosis& d, int schema_version);
 
