@@ -37,6 +37,9 @@ bool IsSpecial(const std::string& path) {
 std::string ResolveOutputPath(const std::string& path) {
   std::string p = path;
   for (int hops = 0; hops < 40; ++hops) {  // a loop of links ends as ELOOP at open time
+    // A link to a device, FIFO or socket is opened as given: /dev/stdout leads to
+    // /proc/self/fd/1 and, on a pipe, to "pipe:[1234]", which is no path at all.
+    if (IsSpecial(p)) break;
     char buf[PATH_MAX];
     const ssize_t n = readlink(p.c_str(), buf, sizeof buf - 1);
     if (n < 0) break;  // not a link (or not there): write it

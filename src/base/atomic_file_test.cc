@@ -82,5 +82,26 @@ TEST(AtomicFileTest, LinksDevicesAndPermissionsSurviveAWrite) {
   fs::remove_all(dir);
 }
 
+// `-o /dev/stdout` with stdout a pipe: the link leads to /proc/self/fd/1 and then to "pipe:[N]",
+// which is no path; following it failed with "cannot create output file in folder /proc/self/fd".
+TEST(AtomicFileTest, ALinkToAPipeIsWrittenThrough) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const std::string proc = "/proc/self/fd/" + std::to_string(fds[1]);
+  const fs::path dir = fs::temp_directory_path() / ("cprof_atomic_pipe_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::create_symlink(proc, dir / "stdout");  // as /dev/stdout -> /proc/self/fd/1
+  ASSERT_TRUE(CheckCanCreate((dir / "stdout").string()).ok());
+  Status s = WriteFileAtomically((dir / "stdout").string(), "to the pipe");
+  close(fds[1]);
+  ASSERT_TRUE(s.ok()) << s.message();
+  char buf[64] = {};
+  const ssize_t n = read(fds[0], buf, sizeof buf - 1);
+  close(fds[0]);
+  EXPECT_EQ(std::string(buf, n > 0 ? static_cast<size_t>(n) : 0), "to the pipe");
+  EXPECT_TRUE(fs::is_symlink(dir / "stdout"));
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace cprof

@@ -93,6 +93,8 @@ StatusOr<std::string> ResolveOutputFormat(const OutputOptions& o, std::span<cons
   }
   if (!o.output.empty()) {
     std::string_view ext = Extension(o.output);
+    // No extension (`-o /dev/stdout`, `-o summary`): the command's default, as with no --output.
+    if (ext.empty()) return std::string(default_format);
     std::string fmt = ext == "txt" ? "text" : std::string(ext);
     if (!is_allowed(fmt)) {
       return InvalidInput("cannot tell the output format from '{}' (extension '{}'); use --format ({})", o.output,

@@ -52,6 +52,9 @@ TEST(CliCommonTest, OutputFormatChoice) {
   EXPECT_EQ(*resolve({.output = "out/report.json"}), "json");
   EXPECT_EQ(*resolve({.output = "report.txt"}), "text");
   EXPECT_EQ(*resolve({.format = "text", .output = "report.json"}), "text");  // --format wins
+  // No extension: the default, as the help says (-o /dev/stdout, -o summary were refused).
+  EXPECT_EQ(*resolve({.output = "/dev/stdout"}), "text");
+  EXPECT_EQ(*resolve({.output = "out.d/summary"}), "text");
   EXPECT_FALSE(resolve({.format = "yaml"}).ok());
   EXPECT_FALSE(resolve({.format = "text", .json = true}).ok());
   StatusOr<std::string> bad = resolve({.output = "report.html"});
