@@ -14,7 +14,7 @@ std::vector<Command> AddAllCommands(CLI::App& root) {
 bool CommandImportsTraces(std::string_view name) {
   static constexpr std::string_view kImporting[] = {"summary",  "info",     "convert",           "validate",
                                                     "compare",  "diagnose", "recommend-runtime", "case-card",
-                                                    "visualize", "cluster"};
+                                                    "visualize", "cluster",  "query"};
   for (std::string_view n : kImporting) {
     if (n == name) return true;
   }

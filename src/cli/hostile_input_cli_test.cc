@@ -39,7 +39,7 @@ const std::string kKineto = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/nccl_
 
 TEST(HostileInputCliTest, EveryImportingCommandTakesTheLimitFlags) {
   for (const char* cmd : {"summary", "info", "convert", "validate", "compare", "diagnose", "recommend-runtime",
-                          "case-card", "visualize", "cluster"}) {
+                          "case-card", "visualize", "cluster", "query"}) {
     ASSERT_TRUE(CommandImportsTraces(cmd)) << cmd;
     Result r = RunArgs({cmd, "--help"});
     EXPECT_EQ(r.code, 0) << cmd;
@@ -96,6 +96,10 @@ TEST(HostileInputCliTest, DecompressionBombIsAOneLineError) {
   // with no events, which imports as an empty trace (a correct partial result).
   Result raised = RunArgs({"info", path.string(), "--max-gzip-ratio", "0"});
   EXPECT_EQ(raised.code, 0) << raised.err;
+  // query imports too: its error named a flag it did not take.
+  EXPECT_EQ(RunArgs({"query", path.string(), "SELECT 1"}).code, 2);
+  Result queried = RunArgs({"query", path.string(), "SELECT 1", "--max_gzip_ratio", "0"});
+  EXPECT_EQ(queried.code, 0) << queried.err;
   // The installed program says the same, in one line on stderr, with exit code 2.
   const fs::path err = dir / "stderr";
   const std::string cmd = std::string(CPROF_BINARY_DIR) + "/cann-profiler summary " + path.string() +
