@@ -29,7 +29,8 @@ bool IsLatency(TriggerSpec::Metric m) {
 
 std::string FormatValue(const TriggerSpec& s, double v) {
   if (IsLatency(s.metric)) return FormatDuration(static_cast<TimeNs>(v));
-  if (s.metric == TriggerSpec::Metric::kRss) return fmt::format("{:.1f} MB", v / 1e6);
+  // In MiB, as the threshold was read (mem>20M is 20 MiB; printed in MB it read "21.0 MB").
+  if (s.metric == TriggerSpec::Metric::kRss) return fmt::format("{:.1f} MiB", v / 1048576.0);
   return fmt::format("{:.1f}%", v);
 }
 

@@ -59,6 +59,20 @@ TEST(TriggerTest, FiresOnceWhileTrueAndAgainAfterFalse) {
   EXPECT_EQ(e.Evaluate(t + 2 * kNsPerS + 100).size(), 1u);
 }
 
+// The reason prints memory in the binary units the threshold was read in (mem>20M is 20 MiB; it
+// printed "21.0 MB").
+TEST(TriggerTest, MemoryReasonsAreInMiB) {
+  auto spec = ParseTrigger("mem>20M over 1s");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  TriggerEvaluator e({*spec});
+  e.OnGauge(TriggerGauge::kRssBytes, kNsPerS, 10.0 * 1048576);
+  EXPECT_TRUE(e.Evaluate(kNsPerS).empty());
+  e.OnGauge(TriggerGauge::kRssBytes, 2 * kNsPerS + 1, 40.5 * 1048576);
+  auto fired = e.Evaluate(2 * kNsPerS + 2);
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_EQ(fired[0].reason.rfind("mem=40.5 MiB > 20.0 MiB over the last", 0), 0u) << fired[0].reason;
+}
+
 struct TriggerRun {
   int fired = 0;
   std::vector<Trace> traces;
