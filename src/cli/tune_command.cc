@@ -350,6 +350,15 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       } else if (!o.quiet) {
         ctx.err << "guided start from " << o.from_diagnosis << " is not a legal configuration of the space; not used\n";
       }
+    } else if (!o.quiet) {
+      // Without a word the study looked guided and was not: say how a space declares a fix.
+      std::string categories;
+      for (const GuidanceFinding& f : guidance->findings)
+        if (categories.find(f.category) == std::string::npos) categories += (categories.empty() ? "" : ", ") + f.category;
+      ctx.err << "no guided start from " << o.from_diagnosis << ": no parameter of the space has a `fixes:` entry for "
+              << (categories.empty() ? "its findings" : categories)
+              << " (e.g. `fixes: {" << (guidance->findings.empty() ? "layout_conversion" : guidance->findings[0].category)
+              << ": VALUE}` on a parameter; see README, tune)\n";
     }
   }
   topt.remeasure_top = o.remeasure.value_or(o.replay.empty() ? 3 : 0);

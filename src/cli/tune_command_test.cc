@@ -365,6 +365,19 @@ TEST(TuneCommandTest, FromDiagnosisAloneTunesTheFindingsKnobs) {
   const std::string yaml = cli_test::ReadFile(dir / "runtime_adjustment.yaml");
   EXPECT_NE(yaml.find("memory_format:\n    value: channels_last"), std::string::npos) << yaml;
 
+  // A space of the user's without `fixes:` for these findings: no guided start, and it says so.
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: memory_format, values: [contiguous_format, "
+                                       "channels_last]}\n";
+  std::vector<std::string> own = {"--space", "space.yaml", "--from_diagnosis", "report.yaml", "--budget", "2",
+                                  "--storage", "memory", "--remeasure", "0"};
+  own.insert(own.end(), cmd.begin(), cmd.end());
+  r = Tune(own, dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no guided start from report.yaml: no parameter of the space has a `fixes:` entry for "
+                       "layout_conversion, gc"),
+            std::string::npos)
+      << r.err;
+
   // A placeholder the generated space lacks names the ones it has.
   args = {"--from_diagnosis", "report.yaml", "--storage", "memory", "--", "/bin/echo", "{threads}"};
   r = Tune(args, dir.string());
