@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "cli/cli_test_util.h"
 #include "cli/tune_command_test_util.h"
@@ -411,6 +412,44 @@ TEST(TuneCommandTest, AnotherCommandOnANamedStudyIsRefusedNamingTheCommand) {
   EXPECT_NE(r.err.find("study 'mine' exists with another search space, objective or command"),
             std::string::npos)
       << r.err;
+}
+
+// The best's runs for the result all fail (it ran 4 times, then never again): its line keeps the
+// search's value and says so, and no improvement is computed from a search value against the
+// default's fresh mean (it read "+80.0% better" with no warning). The mirror case, the default's.
+TEST(TuneCommandTest, AConfigurationWhoseFreshRunsAllFailKeepsItsSearchValueSaidSo) {
+  fs::path dir = TempDir("fresh_failed");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 1, high: 5, default: 1}\n";
+  // x=FAILX fails from its (FAILAFTER+1)th run on; ms = (x-3)^2 + 1, so x=3 is the best.
+  std::ofstream(dir / "obj.sh") << "x=$1\necho $x >> runs\nn=$(grep -c \"^$x\\$\" runs)\n"
+                                   "if [ \"$x\" = \"$FAILX\" ] && [ \"$n\" -gt \"$FAILAFTER\" ]; then echo flaky >&2; exit 1; fi\n"
+                                   "echo \"{\\\"ms\\\": $(( (x-3)*(x-3) + 1 )).$n}\"\n";
+  for (const auto& [failx, after, best_source, default_source] :
+       {std::tuple{"3", "4", "search_fresh_failed", "fresh"}, std::tuple{"1", "3", "fresh", "search_fresh_failed"}}) {
+    fs::remove(dir / "runs");
+    fs::remove(dir / "s.db");
+    ProcessResult r = Tune({"--space", "space.yaml", "--budget", "5", "--storage", "sqlite://s.db", "--report", "",
+                            "--env", std::string("FAILX=") + failx, "--env", std::string("FAILAFTER=") + after,
+                            "--json", "--", "/bin/sh", "obj.sh", "{x}"},
+                           dir.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = LastJsonLine(r.out);
+    EXPECT_EQ(j["best_params"]["x"], 3) << j.dump();
+    EXPECT_EQ(j["best_value_source"], best_source) << j.dump();
+    EXPECT_EQ(j["default_value_source"], default_source) << j.dump();
+    EXPECT_TRUE(j["improvement_over_default"].is_null()) << j.dump();
+  }
+  fs::remove(dir / "runs");
+  fs::remove(dir / "s.db");
+  ProcessResult text = Tune({"--space", "space.yaml", "--budget", "5", "--storage", "sqlite://s.db", "--report", "",
+                             "--env", "FAILX=3", "--env", "FAILAFTER=4", "--", "/bin/sh", "obj.sh", "{x}"},
+                            dir.string());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("best     ms = 1.1 (trial 2) (the search's value; re-measuring it: 3 runs failed: exit code "
+                          "1: flaky; it may not run reliably)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("better with the best"), std::string::npos) << text.out;
 }
 
 // The re-measurement at the end runs each configuration max(3, --repeats) more times: it reports

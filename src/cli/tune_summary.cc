@@ -54,6 +54,12 @@ std::string IntervalText(const Remeasured* m) {
   return fmt::format(" [{}, {}] (95% CI, n={})", FormatValueText(m->ci_low), FormatValueText(m->ci_high), m->n);
 }
 
+// After a best or default line whose fresh runs all failed: the value is the search's.
+std::string SearchValueNote(const std::string& fresh_failed) {
+  if (fresh_failed.empty()) return "";
+  return fmt::format(" (the search's value; re-measuring it: {}; it may not run reliably)", fresh_failed);
+}
+
 // What --time did to the run, one line each; none when it did nothing.
 std::vector<std::string> TimeLimitNotes(const TuneSummaryInput& in) {
   std::vector<std::string> notes;
@@ -109,7 +115,19 @@ TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in) {
                     : r.default_trial ? value_of(r.trials[*r.default_trial])
                                       : std::nullopt;
   o.maximize = !r.objectives.empty() && r.objectives[0].maximize;
-  if (o.best_value && o.default_value && *o.default_value != 0)
+  // A trial measured again for the result whose fresh runs all failed keeps its search value, said
+  // so; an improvement from a search value against a fresh mean (it read "+80.0% better" for a best
+  // that had just failed 3 runs of 3) compares two kinds of number.
+  auto fresh_failure = [&](std::optional<size_t> trial) -> std::string {
+    if (!trial) return "";
+    for (const Remeasured& m : r.remeasured)
+      if (m.number == r.trials[*trial].number && m.n == 0) return m.shortfall.empty() ? "no run" : m.shortfall;
+    return "";
+  };
+  o.best_fresh_failed = fresh_failure(r.best);
+  o.default_fresh_failed = fresh_failure(r.default_trial);
+  const bool same_kind = (best_rem != nullptr) == (default_rem != nullptr);
+  if (o.best_value && o.default_value && *o.default_value != 0 && same_kind)
     o.improvement = o.maximize ? (*o.best_value - *o.default_value) / std::fabs(*o.default_value)
                                : (*o.default_value - *o.best_value) / std::fabs(*o.default_value);
   // Unknown unless both have an interval.
@@ -145,6 +163,15 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   doc["default_value"] = opt(o.default_value);
   doc["improvement_over_default"] = opt(o.improvement);
   doc["improvement_within_noise"] = opt(o.within_noise);
+  // Where best_value and default_value come from: "fresh" (the final runs), "search", or
+  // "search_fresh_failed" (measured afresh, every run failed).
+  auto source = [&](std::optional<size_t> trial, const std::string& failed) -> Json {
+    if (!trial) return nullptr;
+    if (!failed.empty()) return "search_fresh_failed";
+    return RemeasuredOf(r, *trial) ? "fresh" : "search";
+  };
+  doc["best_value_source"] = source(r.best, o.best_fresh_failed);
+  doc["default_value_source"] = source(r.default_trial, o.default_fresh_failed);
   doc["stopped_at_time_limit"] = r.stopped_at_time_limit;
   doc["remeasure"] = RemeasureEndName(r.remeasure_end);
   for (const auto* list : {&r.remeasure_candidates, &r.remeasured}) {
@@ -203,9 +230,9 @@ std::string TuneSummaryText(const TuneSummaryInput& in) {
   const Remeasured* default_rem = r.default_trial ? RemeasuredOf(r, *r.default_trial) : nullptr;
   if (r.best) {
     const TrialSummary& b = r.trials[*r.best];
-    text += fmt::format("best     {} = {}{} (trial {})\n         {}\n", o.objective,
+    text += fmt::format("best     {} = {}{} (trial {}){}\n         {}\n", o.objective,
                         o.best_value ? FormatValueText(*o.best_value) : "?", IntervalText(best_rem), b.number,
-                        ParamsText(b.params));
+                        SearchValueNote(o.best_fresh_failed), ParamsText(b.params));
   } else if (r.evaluations == 0 && !r.stopped_at_time_limit.empty()) {
     text += "best     none: no trial finished within --time\n";
   } else {
@@ -222,8 +249,8 @@ std::string TuneSummaryText(const TuneSummaryInput& in) {
                                                                        : "");
   const bool default_is_best = r.best && r.default_trial && *r.best == *r.default_trial;
   if (o.default_value) {
-    text += fmt::format("default  {} = {}{}{}{}\n", o.objective, FormatValueText(*o.default_value),
-                        IntervalText(default_rem),
+    text += fmt::format("default  {} = {}{}{}{}{}\n", o.objective, FormatValueText(*o.default_value),
+                        IntervalText(default_rem), SearchValueNote(o.default_fresh_failed),
                         default_is_best ? " -> the default is the best configuration found"
                         : o.improvement ? " -> " + ImprovementText(100 * *o.improvement)
                                         : "",

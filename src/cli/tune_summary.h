@@ -31,6 +31,9 @@ struct TuneOutcome {
   std::optional<double> best_value, default_value;
   std::optional<double> improvement;   // relative, positive = better than the default
   std::optional<bool> within_noise;    // the best's and the default's intervals overlap
+  // Measured afresh for the result, and every fresh run failed: the value shown is the search's
+  // (biased toward the best), and no improvement is computed across the two kinds of value.
+  std::string best_fresh_failed, default_fresh_failed;  // the shortfall, empty when not so
   bool exhausted = false;              // every configuration was tried before the budget ran out
 };
 TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in);

@@ -152,6 +152,9 @@ std::string TuningReportHtml(const TuningReportData& d) {
         const TuningReportRemeasured& r = d.remeasured[*k];
         return {r.mean, fmt::format(" (re-measured mean, n={})", r.n)};
       }
+      for (const TuningReportRemeasured& r : d.remeasured)
+        if (r.number == d.trials[i].number && r.n == 0)
+          return {d.trials[i].value, " (the search's value: every run to re-measure it failed)"};
       return {d.trials[i].value, ""};
     };
     const TuningReportTrial& best = d.trials[*d.best];
@@ -161,10 +164,15 @@ std::string TuningReportHtml(const TuningReportData& d) {
                      Html(best_note));
     if (d.default_trial) {
       const auto [def, def_note] = value(*d.default_trial);
-      if (def && best_value && *def != 0) {
+      // Only values of one kind: a search value (biased toward the best) against a fresh mean is no
+      // improvement.
+      const bool same_kind = d.trials[*d.best].remeasured.has_value() == d.trials[*d.default_trial].remeasured.has_value();
+      if (def && best_value && *def != 0 && same_kind) {
         // As the terminal says it: positive = better than the default, whichever the direction.
         const double better = (d.maximize ? *best_value - *def : *def - *best_value) / std::fabs(*def) * 100;
         b += fmt::format("; the default gave {}{} ({})", Html(Num(*def)), Html(def_note), ImprovementText(better));
+      } else if (def) {
+        b += fmt::format("; the default gave {}{}", Html(Num(*def)), Html(def_note));
       }
     }
     b += "</p>\n";

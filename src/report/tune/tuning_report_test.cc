@@ -34,8 +34,9 @@ TuningReportData Study() {
   d.best = 3;
   d.default_trial = 0;
   d.importances = {{"threads", 0.8, 0.7, 5}, {"format", 0.2, 0.175, 2}};
-  d.remeasured = {{3, d.trials[3].params, 3, 61, 58, 64}};
+  d.remeasured = {{3, d.trials[3].params, 3, 61, 58, 64}, {0, d.trials[0].params, 3, 120, 110, 130}};
   d.trials[3].remeasured = 0;
+  d.trials[0].remeasured = 1;
   return d;
 }
 
@@ -116,6 +117,19 @@ TEST(TuningReport, ImprovementReadsAsTheTerminalSaysIt) {
   EXPECT_EQ(ImprovementText(12), "+12.0% better with the best");
   d.maximize = true;  // 61 against 120 when larger is better
   EXPECT_NE(TuningReportHtml(d).find("(49.2% worse with the best)"), std::string::npos);
+}
+
+// A configuration whose runs for the result all failed keeps its search value, said so, and no
+// improvement is computed against the other's fresh mean (it read "+49.2% better").
+TEST(TuningReport, NoImprovementBetweenASearchValueAndAFreshMean) {
+  TuningReportData d = Study();
+  d.remeasured[1].n = 0;  // the default's fresh runs all failed: 120 is the search's
+  d.trials[0].remeasured.reset();
+  std::string html = TuningReportHtml(d);
+  EXPECT_EQ(html.find("better with the best"), std::string::npos);
+  EXPECT_NE(html.find("the default gave 120 (the search&#39;s value: every run to re-measure it failed)"),
+            std::string::npos)
+      << html.substr(html.find("<h2>Result"), 600);
 }
 
 // The fresh runs that chose the recommendation are shown too, the chosen one marked, after the
