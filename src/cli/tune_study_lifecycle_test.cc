@@ -192,6 +192,37 @@ TEST(TuneCommandTest, InterruptStopsTheRunningTrialAndTheRerunRunsIt) {
   EXPECT_EQ(Lines(w.log).size(), 4u) << "the interrupted trial runs again, the others once";
 }
 
+// A trial that ignores SIGTERM is killed 2 s after Ctrl-C, as on a timeout: tune waited for it
+// however long it ran.
+TEST(TuneCommandTest, InterruptKillsATrialThatIgnoresSigterm) {
+  Workload w = MakeWorkload("interrupt_stubborn", 0);
+  // Ignored signals stay ignored across exec: sleep ignores them too.
+  w.command = {"/bin/sh", "-c", "trap '' TERM INT HUP; echo \"$$\" >> " + w.log + "; sleep 60; echo '{{\"ms\": 1}}'",
+               "sh", "{x}"};
+  std::ofstream(w.space) << "parameters:\n  - {name: x, type: int, low: 0, high: 9}\n";
+  std::vector<std::string> args = {kBinary, "tune",  "--space", w.space, "--storage",  "sqlite://" + w.db,
+                                   "--study", "intr", "--budget", "2",   "--remeasure", "0",
+                                   "--quiet", "--"};
+  args.insert(args.end(), w.command.begin(), w.command.end());
+  const pid_t pid = StartQuietly(args);
+  ASSERT_GT(pid, 0);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (Lines(w.log).empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(Lines(w.log).size(), 1u);
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(15)) << "tune waited for the trial";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  const pid_t trial = std::stoi(Lines(w.log)[0]);
+  bool trial_gone = false;
+  for (int i = 0; i < 100 && !trial_gone; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(20)))
+    trial_gone = ::kill(trial, 0) != 0;
+  EXPECT_TRUE(trial_gone) << "the trial's shell " << trial << " outlived tune";
+}
+
 // The study stops (exit 2) when its first 3 trials, the default among them, time out alike; the
 // advice is a longer --timeout and a rerun. That rerun used to resume with the 3 kept as failed:
 // the default never ran again (no baseline) and 3 of the budget were gone. They are reopened

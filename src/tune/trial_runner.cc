@@ -351,9 +351,16 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
   bool out_open = true, err_open = true, exited = false;
   int wstatus = 0;
   std::chrono::steady_clock::time_point exited_at;
+  std::optional<std::chrono::steady_clock::time_point> interrupted_at;
   char buf[65536];
   while (out_open || err_open || !exited) {
     auto now = std::chrono::steady_clock::now();
+    // Ctrl-C or SIGTERM sent the group SIGTERM (InterruptTrials); a command that catches it and
+    // goes on is killed 2 s later, as on a timeout (tune waited for it however long it ran).
+    if (!exited && TrialsInterrupted() != 0) {
+      if (!interrupted_at) interrupted_at = now;
+      else if (now - *interrupted_at >= std::chrono::seconds(2)) ::kill(-pid, SIGKILL);
+    }
     if (!exited && now >= deadline) {
       (now >= timeout_at ? r.timed_out : r.past_deadline) = true;
       ::kill(-pid, SIGTERM);
