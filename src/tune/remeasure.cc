@@ -35,7 +35,9 @@ Stop MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::strin
                  std::vector<Remeasured>* out) {
   std::vector<std::vector<double>> xs(trials.size());  // minimized: negated when maximizing
   std::vector<int> failed(trials.size(), 0);
-  std::vector<std::string> last_failure(trials.size());
+  // Each configuration's failures by reason, in the order first seen: one reason given for all
+  // (the last) said "2 runs failed: killed by signal 11" of a timeout and a crash.
+  std::vector<std::vector<std::pair<std::string, int>>> failures(trials.size());
   std::vector<Rng> rngs;
   for (size_t i : trials) rngs.push_back(Rng::ForTrial(stream, static_cast<uint64_t>(result.trials[i].number)));
   const double sign = objective.maximize ? -1 : 1;
@@ -54,7 +56,11 @@ Stop MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::strin
       return;
     }
     ++failed[k];
-    last_failure[k] = e.state == TrialState::kComplete ? "no finite '" + objective.name + "' in its output" : e.reason;
+    const std::string why =
+        e.state == TrialState::kComplete ? "no finite '" + objective.name + "' in its output" : e.reason;
+    auto same = std::find_if(failures[k].begin(), failures[k].end(), [&](const auto& f) { return f.first == why; });
+    if (same == failures[k].end()) failures[k].emplace_back(why, 1);
+    else ++same->second;
   };
   std::vector<std::optional<Remeasured>> finished(trials.size());
   auto finish = [&](size_t k, bool raced_away) {
@@ -67,9 +73,14 @@ Stop MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::strin
     std::string& why = finished[k]->shortfall;
     if (stop == Stop::kTime) why = "--time ran out";
     if (stop == Stop::kSignal) why = "interrupted";
-    if (failed[k] > 0)
+    if (failed[k] > 0) {
+      std::string reasons;
+      for (const auto& [reason, count] : failures[k])
+        reasons += (reasons.empty() ? "" : "; ") +
+                   (failures[k].size() == 1 ? reason : fmt::format("{} ({})", reason, count));
       why += fmt::format("{}{} run{} failed: {}", why.empty() ? "" : "; ", failed[k], failed[k] == 1 ? "" : "s",
-                         last_failure[k]);
+                         reasons);
+    }
     if (done && stop != Stop::kSignal) done(*finished[k]);
   };
   auto mean = [&](size_t k) { return std::accumulate(xs[k].begin(), xs[k].end(), 0.0) / xs[k].size(); };

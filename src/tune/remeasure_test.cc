@@ -150,7 +150,9 @@ TEST(RemeasureTest, FailedRunsAreCountedOut) {
     EvalResult Evaluate(const std::map<std::string, std::string>&, Rng&) override {
       EvalResult r;
       if (++calls_ > 1) {
-        r.reason = "exit code 1: flaky";
+        // Different failures are each named with their count (the last one's reason was given
+        // for all).
+        r.reason = calls_ == 3 ? "timed out after 1 s" : "exit code 1: flaky";
         return r;
       }
       r.state = TrialState::kComplete;
@@ -174,7 +176,7 @@ TEST(RemeasureTest, FailedRunsAreCountedOut) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->remeasure_candidates.size(), 1u);
   EXPECT_EQ(r->remeasure_candidates[0].n, 0u);
-  EXPECT_EQ(r->remeasure_candidates[0].shortfall, "3 runs failed: exit code 1: flaky");
+  EXPECT_EQ(r->remeasure_candidates[0].shortfall, "3 runs failed: exit code 1: flaky (2); timed out after 1 s (1)");
   EXPECT_TRUE(r->remeasured.empty());  // nothing to report: the search's value stands
   EXPECT_EQ(RemeasuredOf(*r, *r->best), nullptr);
 }
