@@ -128,6 +128,14 @@ StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, 
   if (numeric) {
     ASSIGN_OR_RETURN(p.low, Number(n["low"], at("low")));
     ASSIGN_OR_RETURN(p.high, Number(n["high"], at("high")));
+    // An int bound read as a double would be rounded to 2^53 first and pass the check of its range.
+    constexpr int64_t kLimit = int64_t{1} << 53;
+    for (const char* field : {"low", "high"}) {
+      const Value v = ScalarValue(n[field]);
+      const auto* i = std::get_if<int64_t>(&v);
+      if (p.type == ParamType::kInt && i && (*i > kLimit || *i < -kLimit))
+        return InvalidInput("{}: {} is beyond +-2^53", at(field), *i);
+    }
     if (n["step"]) {
       ASSIGN_OR_RETURN(p.step, Number(n["step"], at("step")));
     } else {

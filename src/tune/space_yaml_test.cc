@@ -87,6 +87,11 @@ TEST(SpaceYamlTest, IntRangesBeyondExactDoublesAreErrors) {
   EXPECT_EQ(Message("parameters:\n  - {name: a, type: int, low: -9007199254740992, high: 9007199254740992}\n"),
             "s.yaml: line 2: parameter 'a': more than 2^53 values between low and high");
   EXPECT_EQ(Message("parameters:\n  - {name: seed, type: int, low: 0, high: 4294967295}\n"), "accepted");
+  // 2^53 + 1 read as a double is 2^53, which passed the check.
+  EXPECT_EQ(Message("parameters:\n  - {name: a, type: int, low: 1, high: 9007199254740993}\n"),
+            "s.yaml: line 2: parameter 'a': high: 9007199254740993 is beyond +-2^53");
+  EXPECT_EQ(Message("parameters:\n  - {name: a, type: int, low: -9007199254740993, high: 1}\n"),
+            "s.yaml: line 2: parameter 'a': low: -9007199254740993 is beyond +-2^53");
   EXPECT_EQ(Message("parameters:\n  - {name: a, type: int, low: 0, high: 9, default: 1e300}\n"),
             "s.yaml: line 2: parameter 'a': default: 1e+300 is beyond +-2^53");
 }
