@@ -179,6 +179,23 @@ Status TraceEachTrial(std::vector<TraceObjective> objectives, CommandSpec* spec)
   return Status::Ok();
 }
 
+// Why an empty space may be empty: a constraint that cannot be evaluated (`x ** 100000 > 1`
+// overflows) excludes every configuration, which read as constraints no configuration meets.
+// "" when the constraints evaluate on a sample of the unconstrained product.
+std::string ConstraintFailure(const SearchSpace& space) {
+  Rng rng(0xc0);
+  for (int k = 0; k < 256; ++k) {
+    const std::vector<tune::Value> values = space.Values(space.Canonicalize(space.SampleUniform(rng), &rng));
+    for (const tune::Expression& e : space.constraints()) {
+      if (std::any_of(e.slots().begin(), e.slots().end(), [&](int s) { return !tune::IsActive(values[s]); }))
+        continue;
+      if (StatusOr<bool> holds = e.EvaluateBool(values); !holds.ok())
+        return "; evaluating them failed: " + holds.status().message();
+    }
+  }
+  return "";
+}
+
 CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   static constexpr std::string_view kFormats[] = {"text", "json"};
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
@@ -245,11 +262,12 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   // Else the study "runs", tries nothing and says "all 0 configurations were tried".
   const std::string& space_origin = o.space.empty() ? (o.replay.empty() ? o.from_diagnosis : o.replay) : o.space;
   if (const auto* all = space.Enumerated(); all && all->empty())
-    return InvalidInput("{}: no configuration satisfies the constraints", space_origin);
+    return InvalidInput("{}: no configuration satisfies the constraints{}", space_origin, ConstraintFailure(space));
   // Too large to enumerate: rejection sampling cannot prove the space empty, but one whose
   // constraints no random draw meets would run no trial and end in "no trial succeeded".
   if (Rng probe(o.seed); !space.Enumerated() && !RandomUnseen(space, History(), probe))
-    return InvalidInput("{}: no configuration satisfies the constraints (none of 20,000 random draws did)", space_origin);
+    return InvalidInput("{}: no configuration satisfies the constraints (none of 20,000 random draws did){}",
+                        space_origin, ConstraintFailure(space));
 
   TuneOptions topt;
   ASSIGN_OR_RETURN(topt.objectives, ParseObjectives(o.objective, o.replay.empty() ? "" : ReplayEvaluator::kMetric));

@@ -191,6 +191,17 @@ TEST(TuneCommandTest, ContractFlagsAndErrors) {
     EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args.back() << ": " << r.err;
     EXPECT_NE(r.err.find("error"), std::string::npos);
   }
+  // A constraint that cannot be evaluated excludes every configuration: the reason is given, not
+  // only "no configuration satisfies the constraints".
+  fs::path dir = TempDir("constraint_overflow");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 1, high: 4}\n"
+                                       "constraints: ['x ** 100000 > 1']\n";
+  ProcessResult overflow = Tune({"--space", "space.yaml", "--budget", "1", "--", "/bin/echo", "{x}"}, dir.string());
+  EXPECT_EQ(overflow.exit_code, 2);
+  EXPECT_NE(overflow.err.find("no configuration satisfies the constraints; evaluating them failed: expression "
+                              "\"x ** 100000 > 1\": power out of range"),
+            std::string::npos)
+      << overflow.err;
 }
 
 // `--objective "mean(step):min"`: each trial runs under `trace`, and the objective comes from its
