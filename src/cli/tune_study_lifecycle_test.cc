@@ -149,6 +149,30 @@ TEST(TuneCommandTest, Kill9EndsTheRunningTrialsProcesses) {
   EXPECT_FALSE(alive(started[1])) << "the trial's shell outlived tune: " << stat(started[1]);
 }
 
+// Starts `tune` (args), waits for its first trial to write its shell's pid as the first word of a
+// line of `log`, sends tune SIGINT, and checks that tune ends by it within `within` and that the
+// trial's shell does not outlive it.
+void InterruptTheFirstTrial(const std::vector<std::string>& args, const std::string& log,
+                            std::chrono::seconds within) {
+  const pid_t pid = StartQuietly(args);
+  ASSERT_GT(pid, 0);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (Lines(log).empty() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(Lines(log).size(), 1u);
+  const pid_t trial = std::stoi(Lines(log)[0]);
+  const auto sent = std::chrono::steady_clock::now();
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, within) << "tune waited for the trial";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  bool trial_gone = false;
+  for (int i = 0; i < 100 && !trial_gone; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(20)))
+    trial_gone = ::kill(trial, 0) != 0;
+  EXPECT_TRUE(trial_gone) << "the trial's shell " << trial << " outlived tune";
+}
+
 TEST(TuneCommandTest, InterruptStopsTheRunningTrialAndTheRerunRunsIt) {
   Workload w = MakeWorkload("interrupt", 0);
   const std::string sleep_file = (w.dir / "sleep_s").string();
@@ -161,23 +185,7 @@ TEST(TuneCommandTest, InterruptStopsTheRunningTrialAndTheRerunRunsIt) {
                                    "--study", "intr", "--budget", "3",        "--remeasure", "0",
                                    "--quiet", "--"};
   args.insert(args.end(), w.command.begin(), w.command.end());
-  const pid_t pid = StartQuietly(args);
-  ASSERT_GT(pid, 0);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (Lines(w.log).empty() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_EQ(Lines(w.log).size(), 1u);
-  const pid_t trial = std::stoi(Lines(w.log)[0]);
-  const auto sent = std::chrono::steady_clock::now();
-  ASSERT_EQ(::kill(pid, SIGINT), 0);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(10)) << "tune waited for the trial";
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
-  bool trial_gone = false;
-  for (int i = 0; i < 100 && !trial_gone; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(20)))
-    trial_gone = ::kill(trial, 0) != 0;
-  EXPECT_TRUE(trial_gone) << "the trial's shell " << trial << " outlived tune";
+  InterruptTheFirstTrial(args, w.log, std::chrono::seconds(10));
   auto before = Trials(w.db);
   ASSERT_EQ(before.size(), 1u);
   EXPECT_EQ(before[0].second, "running");
@@ -204,23 +212,7 @@ TEST(TuneCommandTest, InterruptKillsATrialThatIgnoresSigterm) {
                                    "--study", "intr", "--budget", "2",   "--remeasure", "0",
                                    "--quiet", "--"};
   args.insert(args.end(), w.command.begin(), w.command.end());
-  const pid_t pid = StartQuietly(args);
-  ASSERT_GT(pid, 0);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (Lines(w.log).empty() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_EQ(Lines(w.log).size(), 1u);
-  const auto sent = std::chrono::steady_clock::now();
-  ASSERT_EQ(::kill(pid, SIGINT), 0);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - sent, std::chrono::seconds(15)) << "tune waited for the trial";
-  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
-  const pid_t trial = std::stoi(Lines(w.log)[0]);
-  bool trial_gone = false;
-  for (int i = 0; i < 100 && !trial_gone; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(20)))
-    trial_gone = ::kill(trial, 0) != 0;
-  EXPECT_TRUE(trial_gone) << "the trial's shell " << trial << " outlived tune";
+  InterruptTheFirstTrial(args, w.log, std::chrono::seconds(15));
 }
 
 // The study stops (exit 2) when its first 3 trials, the default among them, time out alike; the
