@@ -1,6 +1,8 @@
 // `trace --duration` with and without --kill: whether trace waits for a target still running.
 #include <chrono>
 #include <csignal>
+#include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -27,6 +29,30 @@ TEST(TraceCommandTest, KillStopsATargetStillRunningAfterTheDuration) {
   EXPECT_LT(secs, 10) << "trace waited for the target";
   EXPECT_TRUE(fs::exists(pb)) << r.err;
   EXPECT_NE(r.err.find("sent --kill term"), std::string::npos) << r.err;
+}
+
+// A wrapper passes no signal on: --kill reached the shell alone and its child ran on, orphaned.
+TEST(TraceCommandTest, KillReachesTheProcessesTheTargetStarted) {
+  fs::path dir = TempDir("cprof_trace_kill_tree_");
+  const std::string pb = (dir / "t.pb").string(), pidfile = (dir / "child.pid").string();
+  Result r;
+  double secs = SecondsOf({"trace", "--duration", "500ms", "--kill", "term", "-o", pb, "--", "/bin/sh", "-c",
+                           "sleep 30 & echo $! > " + pidfile + "; wait"},
+                          &r);
+  EXPECT_LT(secs, 10) << "trace waited for the target";
+  std::ifstream in(pidfile);
+  pid_t child = 0;
+  ASSERT_TRUE(in >> child) << r.err;
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    // A zombie (it died, not yet reaped by its new parent) counts as gone.
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string line;
+    gone = !std::getline(stat, line) || line.find(") Z ") != std::string::npos;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(gone) << "the target's child " << child << " outlived --kill";
+  if (!gone) ::kill(child, SIGKILL);
 }
 
 TEST(TraceCommandTest, WithoutKillTraceWaitsForTheTargetAndReturnsItsCode) {

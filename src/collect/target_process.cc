@@ -1,8 +1,10 @@
 // Spawning (behind a gate), attaching, waiting for and signalling the traced process.
 #include "collect/target_process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -11,8 +13,12 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <sstream>
+#include <vector>
 
 #include "collect/command_line.h"
 
@@ -25,6 +31,7 @@ constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 std::atomic<pid_t> g_child{-1};          // spawned target to forward signals to, or -1
 std::atomic<int> g_interrupts{0};
+std::atomic<int> g_forwarded{0};  // a signal forwarded to the target, for its descendants (WaitFor)
 struct sigaction g_old_actions[std::size(kForwardedSignals)];
 
 void OnSignal(int sig, siginfo_t* info, void*) {
@@ -32,7 +39,44 @@ void OnSignal(int sig, siginfo_t* info, void*) {
   pid_t child = g_child.load(std::memory_order_relaxed);
   // A terminal's signals (SI_KERNEL) go to the whole foreground process group, the target
   // included; only signals aimed at `trace` itself are forwarded, so none arrives twice.
-  if (child > 0 && info != nullptr && info->si_code != SI_KERNEL) kill(child, sig);
+  if (child > 0 && info != nullptr && info->si_code != SI_KERNEL) {
+    kill(child, sig);
+    g_forwarded.store(sig, std::memory_order_relaxed);
+  }
+}
+
+// Every process below `trace` (its children, theirs, and orphans it reaped as the subreaper):
+// the target's tree. A wrapper (`sh`, torchrun) passes no signal on, and its children outlived a
+// --kill or a SIGTERM sent to the wrapper alone.
+std::vector<pid_t> TargetTree() {
+  std::map<pid_t, std::vector<pid_t>> children;
+  if (DIR* proc = opendir("/proc")) {
+    while (dirent* e = readdir(proc)) {
+      char* end = nullptr;
+      const long pid = std::strtol(e->d_name, &end, 10);
+      if (pid <= 0 || *end != '\0') continue;
+      std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
+      std::string line;
+      std::getline(stat, line);
+      const size_t paren = line.rfind(')');  // the name may hold spaces and parentheses
+      if (paren == std::string::npos) continue;
+      std::istringstream rest(line.substr(paren + 1));
+      char state = 0;
+      pid_t ppid = 0;
+      if (rest >> state >> ppid) children[ppid].push_back(static_cast<pid_t>(pid));
+    }
+    closedir(proc);
+  }
+  std::vector<pid_t> tree, todo = {getpid()};
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    for (pid_t c : children[p]) {
+      tree.push_back(c);
+      todo.push_back(c);
+    }
+  }
+  return tree;
 }
 
 void InstallHandlers() {
@@ -130,6 +174,9 @@ StatusOr<std::unique_ptr<TargetProcess>> TargetProcess::Spawn(const SpawnOptions
   }
   close(gate[0]);
   close(error[1]);
+  // Orphans of the target's tree (a wrapper that exited) are re-parented to `trace`, so that a
+  // signal for the tree still finds them.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   target->pid_ = pid;
   target->spawned_ = true;
   target->gate_fd_ = gate[1];
@@ -194,6 +241,11 @@ Status TargetProcess::Release() {
 }
 
 bool TargetProcess::WaitFor(TimeNs timeout_ns) {
+  // A signal the handler forwarded to the target goes to the rest of its tree too, from here:
+  // reading /proc is not for a signal handler.
+  if (const int sig = g_forwarded.exchange(0); sig != 0 && spawned_)
+    for (pid_t p : TargetTree())
+      if (p != pid_) kill(p, sig);
   if (exited_) return true;
   if (pidfd_ >= 0) {
     pollfd p{.fd = pidfd_, .events = POLLIN, .revents = 0};
@@ -241,7 +293,10 @@ std::string TargetProcess::ExitDescription() const {
 int TargetProcess::interrupts() const { return g_interrupts.load(std::memory_order_relaxed); }
 
 void TargetProcess::Kill(int sig) {
-  if (spawned_ && !exited_ && pid_ > 0) kill(pid_, sig);
+  if (!spawned_ || pid_ <= 0) return;
+  // The target's descendants too (listed before any is signalled, while the tree is whole), even
+  // when the target itself has exited and left them running.
+  for (pid_t p : TargetTree()) kill(p, sig);
 }
 
 }  // namespace cprof

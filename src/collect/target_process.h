@@ -9,7 +9,8 @@
 //
 // Signals: while a TargetProcess exists, SIGINT/SIGTERM/SIGHUP/SIGQUIT sent to `trace` are
 // forwarded to a spawned target (a terminal's Ctrl-C already reaches it through the process
-// group, so those are not sent twice) and counted in interrupts(). Only one TargetProcess may
+// group, so those are not sent twice), then to the rest of its tree at the next WaitFor, and
+// counted in interrupts(). `trace` is the subreaper of the tree. Only one TargetProcess may
 // exist at a time. Not thread-safe: one thread owns it.
 #pragma once
 
@@ -60,7 +61,8 @@ class TargetProcess {
 
   // Signals received by `trace` (SIGINT, SIGTERM, ...) since the target was started.
   int interrupts() const;
-  // Sends `sig` to the target (the spawned child only).
+  // Sends `sig` to the spawned target and every process below it (a wrapper such as `sh` or
+  // torchrun passes no signal on), including ones it left running when it exited.
   void Kill(int sig);
 
  private:
