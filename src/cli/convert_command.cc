@@ -30,11 +30,7 @@ CommandResult RunConvert(const ConvertOptions& o, CommandContext& ctx) {
   ctx.out << fmt::format("wrote {} ({}: {} tracks, {} slices, {} counters, {} flows)\n", o.output,
                          ExportFormatName(format), trace.tracks.size(), trace.slices.size(),
                          trace.counters.size(), trace.flows.size());
-  if (format == ExportFormat::kChromeJson && trace.samples.size() > 0) {
-    ctx.err << fmt::format("convert: {} CPU samples (with their stacks) are not in {}: Chrome JSON as written here has "
-                           "no form for them; .pb or .sqlite keeps them\n",
-                           trace.samples.size(), o.output);
-  }
+  if (std::string lost = ExportLossNote(trace, o.output, format); !lost.empty()) ctx.err << "convert: " << lost << "\n";
   return ExitCode::kOk;
 }
 

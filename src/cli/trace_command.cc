@@ -121,8 +121,10 @@ CommandResult RunTrace(const TraceOptions& t, CommandContext& ctx) {
       std::string path = TriggerOutputPath(t.output, index);
       RETURN_IF_ERROR(ExportTrace(trace, path, format));
       ctx.err << fmt::format("cann-profiler: trigger '{}' fired: {}; trace written to {}\n",
-                             o.triggers[firing.trigger].text, firing.reason, path)
-              << std::flush;
+                             o.triggers[firing.trigger].text, firing.reason, path);
+      if (std::string lost = ExportLossNote(trace, path, format); !lost.empty())
+        ctx.err << "cann-profiler: warning: " << lost << "\n";
+      ctx.err << std::flush;
       return Status::Ok();
     };
   }
@@ -154,6 +156,8 @@ CommandResult RunTrace(const TraceOptions& t, CommandContext& ctx) {
                          t.output, trace->slices.size(), trace->samples.size(), trace->counters.size(),
                          collection->ExitDescription(),
                          kill_signal != 0 && collection->duration_reached() ? " (sent --kill " + t.kill + ")" : "");
+  if (std::string lost = ExportLossNote(*trace, t.output, format); !lost.empty())
+    ctx.err << "cann-profiler: warning: " << lost << "\n";
   int code = collection->WaitForTarget();
   // The target's own exit code, whatever it is (not one of ours).
   return static_cast<ExitCode>(code);

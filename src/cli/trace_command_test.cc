@@ -55,6 +55,25 @@ TEST(TraceCommandTest, KillReachesTheProcessesTheTargetStarted) {
   if (!gone) ::kill(child, SIGKILL);
 }
 
+// Chrome JSON has no form for CPU samples: `trace -o x.json` said "100 samples" and wrote none.
+TEST(TraceCommandTest, ChromeJsonOutputSaysItLeavesTheSamplesOut) {
+  fs::path dir = TempDir("cprof_trace_json_");
+  const std::string json = (dir / "t.json").string();
+  Result r = RunArgs({"trace", "--sampling_rate", "999Hz", "-o", json, "--", "/bin/sh", "-c",
+                      "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const size_t at = r.err.find(" slices, ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const long samples = std::stol(r.err.substr(at + 9));
+  if (samples > 0) {
+    EXPECT_NE(r.err.find("warning: " + std::to_string(samples) + " CPU samples (with their stacks) are not in " + json),
+              std::string::npos)
+        << r.err;
+  } else {
+    EXPECT_EQ(r.err.find("CPU samples"), std::string::npos) << r.err;
+  }
+}
+
 TEST(TraceCommandTest, WithoutKillTraceWaitsForTheTargetAndReturnsItsCode) {
   fs::path dir = TempDir("cprof_trace_wait_");
   const std::string pb = (dir / "t.pb").string();

@@ -1,6 +1,8 @@
 // The exporter registry: format names, extensions and dispatch.
 #include "export/export_trace.h"
 
+#include <fmt/format.h>
+
 #include "export/chrome/chrome_json_writer.h"
 #include "export/perfetto/perfetto_writer.h"
 #include "export/sqlite/sqlite_writer.h"
@@ -30,6 +32,13 @@ StatusOr<ExportFormat> ExportFormatFromPath(const std::string& path) {
   if (ends(".sqlite") || ends(".db")) return ExportFormat::kSqlite;
   return InvalidInput("{}: cannot tell the output format from the extension; use .pb "
                       "(Perfetto), .json or .json.gz (Chrome JSON), .sqlite or .db (SQLite), or pass --format", path);
+}
+
+std::string ExportLossNote(const Trace& trace, const std::string& path, ExportFormat format) {
+  if (format != ExportFormat::kChromeJson || trace.samples.size() == 0) return "";
+  return fmt::format("{} CPU samples (with their stacks) are not in {}: Chrome JSON as written here has no form for "
+                     "them; .pb or .sqlite keeps them",
+                     trace.samples.size(), path);
 }
 
 Status ExportTrace(const Trace& trace, const std::string& path, ExportFormat format) {

@@ -26,4 +26,8 @@ StatusOr<ExportFormat> ExportFormatFromPath(const std::string& path);
 
 Status ExportTrace(const Trace& trace, const std::string& path, ExportFormat format);
 
+// What a format leaves out of this trace, as a sentence for stderr ("" when nothing): Chrome JSON
+// has no form for CPU samples and their stacks.
+std::string ExportLossNote(const Trace& trace, const std::string& path, ExportFormat format);
+
 }  // namespace cprof
