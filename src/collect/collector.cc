@@ -266,7 +266,7 @@ StatusOr<Trace> Collection::BuildTrace(TimeNs from, TimeNs to) {
   b.SetMetadataString(meta::kSourceFormat, "cann-profiler trace");
   b.SetMetadataString("clock", "CLOCK_MONOTONIC");
   b.SetMetadataString(meta::kCommandLine, options_.argv.empty() ? "pid " + std::to_string(options_.attach_pid)
-                                                                : JoinCommandLine(options_.argv));
+                                                                : JoinCommandLine(RedactedArgv(options_.argv)));
   b.SetMetadataString("scope", CollectScopeName(options_.scope));
   b.SetMetadata("target_pid", Value::Int(target_->pid()));
   b.SetMetadata("target_start_ns", Value::Int(start));

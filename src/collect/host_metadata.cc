@@ -24,7 +24,45 @@ bool IsSecretEnvName(std::string_view name) {
   for (const char* word : {"TOKEN", "KEY", "PASSWORD", "PASSWD", "SECRET", "CREDENTIAL"}) {
     if (upper.find(word) != std::string::npos) return true;
   }
+  // Short words only as whole words: GITHUB_PAT, BASIC_AUTH, not PATH or AUTHOR.
+  const std::string padded = "_" + upper + "_";
+  for (const char* word : {"_PAT_", "_AUTH_"})
+    if (padded.find(word) != std::string::npos) return true;
   return false;
+}
+
+std::string RedactUrlPasswords(std::string text) {
+  for (size_t scheme = text.find("://"); scheme != std::string::npos; scheme = text.find("://", scheme + 3)) {
+    const size_t start = scheme + 3;
+    const size_t end = text.find_first_of("/?# \t", start);  // the authority ends here
+    const size_t at = text.rfind('@', end == std::string::npos ? std::string::npos : end);
+    if (at == std::string::npos || at < start) continue;
+    const size_t colon = text.find(':', start);
+    if (colon == std::string::npos || colon > at) continue;  // user only, no password
+    text.replace(colon + 1, at - colon - 1, "<redacted>");
+  }
+  return text;
+}
+
+std::vector<std::string> RedactedArgv(std::vector<std::string> argv) {
+  bool next_is_secret = false;
+  for (std::string& arg : argv) {
+    if (next_is_secret) {
+      next_is_secret = false;
+      arg = "<redacted>";
+      continue;
+    }
+    arg = RedactUrlPasswords(std::move(arg));
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    const size_t name_at = arg.find_first_not_of('-');
+    const size_t eq = arg.find('=');
+    std::string name = arg.substr(name_at, eq == std::string::npos ? std::string::npos : eq - name_at);
+    std::replace(name.begin(), name.end(), '-', '_');
+    if (!IsSecretEnvName(name)) continue;
+    if (eq != std::string::npos) arg = arg.substr(0, eq + 1) + "<redacted>";
+    else next_is_secret = true;
+  }
+  return argv;
 }
 
 std::string RedactedEnvironmentJson() {
@@ -36,7 +74,7 @@ std::string RedactedEnvironmentJson() {
     size_t eq = kv.find('=');
     if (eq == std::string::npos) continue;
     std::string key = kv.substr(0, eq);
-    env[key] = IsSecretEnvName(key) ? std::string("<redacted>") : kv.substr(eq + 1);
+    env[key] = IsSecretEnvName(key) ? std::string("<redacted>") : RedactUrlPasswords(kv.substr(eq + 1));
   }
   return env.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

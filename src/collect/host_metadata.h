@@ -4,14 +4,23 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/trace_builder.h"
 
 namespace cprof {
 
 // True for environment variable names that may hold secrets (*TOKEN*, *KEY*, *PASSWORD*,
-// *PASSWD*, *SECRET*, *CREDENTIAL*, case-insensitive); their values are never recorded.
+// *PASSWD*, *SECRET*, *CREDENTIAL*, and the words PAT and AUTH between underscores,
+// case-insensitive); their values are never recorded.
 bool IsSecretEnvName(std::string_view name);
+
+// `text` with the password of any URL in it (scheme://user:password@host) replaced by <redacted>.
+std::string RedactUrlPasswords(std::string text);
+
+// The command line with secrets replaced by <redacted>: the value of an option named like a
+// secret (`--password X`, `--api-key=X`, `--token X`) and passwords in URLs.
+std::vector<std::string> RedactedArgv(std::vector<std::string> argv);
 
 // The current environment as a JSON object, secrets replaced by "<redacted>".
 std::string RedactedEnvironmentJson();

@@ -34,6 +34,32 @@ def _chain_original():
             sys.modules["sitecustomize"] = me
 
 
+_SECRET_WORDS = ("TOKEN", "KEY", "PASSWORD", "PASSWD", "SECRET", "CREDENTIAL")
+
+
+def _redacted_argv(argv):
+    """argv with secrets replaced, as the trace's command line (host_metadata.h RedactedArgv)."""
+    import re
+
+    out, secret_next = [], False
+    for arg in argv:
+        if secret_next:
+            out.append("<redacted>")
+            secret_next = False
+            continue
+        arg = re.sub(r"(://[^/?#\s:@]*:)[^/?#\s@]*@", r"\1<redacted>@", arg)
+        if arg.startswith("-") and len(arg) > 1:
+            name, eq, _ = arg.lstrip("-").partition("=")
+            upper = "_" + name.replace("-", "_").upper() + "_"
+            if any(w in upper for w in _SECRET_WORDS) or "_PAT_" in upper or "_AUTH_" in upper:
+                if eq:
+                    arg = arg[: arg.index("=") + 1] + "<redacted>"
+                else:
+                    secret_next = True
+        out.append(arg)
+    return out
+
+
 def _short_file(path):
     parts = path.replace("\\", "/").split("/")
     return "/".join(parts[-2:]) if len(parts) > 1 else path
@@ -52,7 +78,7 @@ def _install():
     lib = cprof._lib
     now = time.monotonic_ns
     cprof.metadata("python_version", sys.version.split()[0])
-    cprof.metadata("python_argv", " ".join(sys.argv) if sys.argv else "")
+    cprof.metadata("python_argv", " ".join(_redacted_argv(sys.argv)) if sys.argv else "")
 
     # Garbage collection pauses.
     gc_names = [cprof._name("gc.collect gen%d" % g) for g in range(3)]
