@@ -94,6 +94,33 @@ TEST_F(ChromeJsonWriterTest, RowsFollowKinetoAndTimesAreExact) {
   EXPECT_TRUE(op && kernel) << doc.dump();
 }
 
+// A thread track below a thread with its tid (`trace`'s sampled Python stack) gets a row of its own:
+// on one row, the import nested the thread's ProfilerStep#1-9 under a sampled frame of step 0.
+TEST_F(ChromeJsonWriterTest, AThreadsChildTrackGetsItsOwnRow) {
+  Trace trace;
+  TraceBuilder b(&trace);
+  const TrackId thread = b.ThreadTrack(42, 42);
+  const TrackId sampled = b.ChildTrack(thread, TrackKind::kThread, b.Intern("python (sampled)"));
+  ASSERT_EQ(trace.tracks.tid[Index(sampled)], 42);
+  b.AddSlice({.ts_ns = 1000, .dur_ns = 100, .track_id = thread, .name_id = b.Intern("ProfilerStep#0")});
+  b.AddSlice({.ts_ns = 1050, .dur_ns = 200, .track_id = sampled, .name_id = b.Intern("train.py(3): step")});
+  ASSERT_TRUE(b.Finalize().ok());
+  const std::string path = Path("rows.json");
+  ASSERT_TRUE(WriteChromeJson(trace, path).ok());
+  std::map<std::string, std::pair<int64_t, int64_t>> rows;
+  std::map<int64_t, std::string> names;
+  const json doc = Load(path);
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] == "X") rows[e["name"].get<std::string>()] = {e["pid"].get<int64_t>(), e["tid"].get<int64_t>()};
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      names[e["tid"].get<int64_t>()] = e["args"]["name"].get<std::string>();
+  }
+  EXPECT_EQ(rows["ProfilerStep#0"], std::make_pair(int64_t{42}, int64_t{42}));
+  EXPECT_EQ(rows["train.py(3): step"].first, 42);
+  EXPECT_NE(rows["train.py(3): step"].second, 42);
+  EXPECT_EQ(names[rows["train.py(3): step"].second], "python (sampled)");
+}
+
 TEST_F(ChromeJsonWriterTest, TimesAreRelativeToBaseTimeNanoseconds) {
   Trace trace;
   TraceBuilder b(&trace);

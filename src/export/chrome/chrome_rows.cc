@@ -57,7 +57,13 @@ ChromeRows::Row ChromeRows::SliceRow(TrackId track) const {
   const TrackTable& t = trace_.tracks;
   const uint32_t i = Index(track);
   int64_t tid = kSyntheticBase + i;
-  if (t.tid[i] != kUnknown && t.kind[i] != TrackKind::kProcess) {
+  const TrackId parent = t.parent_id[i];
+  // A track below a thread with that thread's tid (the sampled Python stack beside the thread's
+  // operators) gets a row of its own: sharing the tid, its slices were nested among the thread's
+  // by time on import (ProfilerStep#1-9 came back under a sampled frame of step 0).
+  const bool under_its_thread = parent != kNoTrack && Index(parent) < t.size() &&
+                                t.kind[Index(parent)] == TrackKind::kThread && t.tid[Index(parent)] == t.tid[i];
+  if (t.tid[i] != kUnknown && t.kind[i] != TrackKind::kProcess && !under_its_thread) {
     tid = t.tid[i];
   } else if ((t.kind[i] == TrackKind::kGpuStream || t.kind[i] == TrackKind::kNpuStream) && t.stream[i] != kUnknown &&
              t.pid[i] == kUnknown) {
