@@ -62,6 +62,12 @@ TEST(SdkTest, FromPython) {
   ASSERT_EQ(deco.size(), 4u);
   EXPECT_EQ(c.trace.slices.parent_id[deco[0]], SliceId{outer[0]});
   EXPECT_EQ(SlicesNamed(c.trace, "ProfilerStep#2").size(), 1u);
+  // The last step, which no later step closes, ends with its thread's last work (py_outer #3),
+  // not with the process (a GC pause and 200 ms of sleep follow; it used to take them in).
+  auto last = SlicesNamed(c.trace, "ProfilerStep#3");
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(c.trace.slices.ts_ns[last[0]] + c.trace.slices.dur_ns[last[0]],
+            c.trace.slices.ts_ns[outer[3]] + c.trace.slices.dur_ns[outer[3]]);
   EXPECT_TRUE(testing::Contains(testing::CounterTrackNames(c.trace), "py_items"));
   EXPECT_EQ(c.trace.MetadataText("sdk_language"), "python");
   EXPECT_FALSE(c.trace.MetadataText("python_version").empty());

@@ -19,3 +19,4 @@ cprof.metadata("sdk_language", "python")
 import gc
 
 gc.collect()  # the shim records the pause: a "gc.collect gen2" span
+time.sleep(0.2)  # after the last step's work: not part of step 3
