@@ -163,7 +163,11 @@ std::vector<TriggerFiring> TriggerEvaluator::Evaluate(TimeNs now) {
       continue;
     }
     if (!st.armed) continue;
+    // A value hovering at the threshold turns the expression false and true again within the
+    // same window: a second firing then wrote mostly the same seconds (two files 17 ms apart).
+    if (st.fired_at >= 0 && now - st.fired_at < s.window_ns) continue;
     st.armed = false;
+    st.fired_at = now;
     static constexpr const char* kOps[] = {">", ">=", "<", "<="};
     fired.push_back({i, now, value,
                      fmt::format("{}={} {} {} over the last {} ({} values)", s.metric_name, FormatValue(s, value),

@@ -68,6 +68,7 @@ class TriggerEvaluator {
   struct State {
     std::deque<std::pair<TimeNs, double>> values;  // (end or sample time, value)
     bool armed = true;
+    TimeNs fired_at = -1;  // the last firing; none again until its window has passed
   };
   std::vector<TriggerSpec> specs_;
   std::vector<State> states_;

@@ -73,6 +73,23 @@ TEST(TriggerTest, MemoryReasonsAreInMiB) {
   EXPECT_EQ(fired[0].reason.rfind("mem=40.5 MiB > 20.0 MiB over the last", 0), 0u) << fired[0].reason;
 }
 
+// A value hovering at the threshold turns the expression false and true again within one window:
+// that fired again 17 ms later and wrote mostly the same seconds. Not until the window has passed.
+TEST(TriggerTest, NoSecondFiringWithinTheWindow) {
+  auto spec = ParseTrigger("mem>20M over 1s");
+  ASSERT_TRUE(spec.ok());
+  TriggerEvaluator e({*spec});
+  const double mib = 1048576;
+  e.OnGauge(TriggerGauge::kRssBytes, kNsPerS, 30 * mib);
+  EXPECT_EQ(e.Evaluate(kNsPerS).size(), 1u);
+  e.OnGauge(TriggerGauge::kRssBytes, kNsPerS + 100 * kNsPerMs, 1 * mib);  // mean 15.5: false, re-armed
+  EXPECT_TRUE(e.Evaluate(kNsPerS + 100 * kNsPerMs).empty());
+  e.OnGauge(TriggerGauge::kRssBytes, kNsPerS + 200 * kNsPerMs, 40 * mib);  // mean 23.7: true again
+  EXPECT_TRUE(e.Evaluate(kNsPerS + 200 * kNsPerMs).empty()) << "fired again within the window";
+  e.OnGauge(TriggerGauge::kRssBytes, 2 * kNsPerS + 100 * kNsPerMs, 40 * mib);  // still true, window passed
+  EXPECT_EQ(e.Evaluate(2 * kNsPerS + 100 * kNsPerMs).size(), 1u);
+}
+
 struct TriggerRun {
   int fired = 0;
   std::vector<Trace> traces;
