@@ -1,4 +1,7 @@
 // `trace --duration` with and without --kill: whether trace waits for a target still running.
+#include <spawn.h>
+#include <sys/wait.h>
+
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -72,6 +75,21 @@ TEST(TraceCommandTest, ChromeJsonOutputSaysItLeavesTheSamplesOut) {
   } else {
     EXPECT_EQ(r.err.find("CPU samples"), std::string::npos) << r.err;
   }
+}
+
+// --pid: the trace names the process by its command line, read when attaching (it said "pid N").
+TEST(TraceCommandTest, AnAttachedProcessIsNamedByItsCommandLine) {
+  fs::path dir = TempDir("cprof_trace_attach_");
+  const std::string pb = (dir / "a.pb").string();
+  pid_t pid = 0;
+  const char* argv[] = {"/bin/sleep", "7", nullptr};
+  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  Result r = RunArgs({"trace", "--pid", std::to_string(pid), "--duration", "300ms", "-o", pb});
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  ASSERT_EQ(r.code, 0) << r.err;
+  Result info = RunArgs({"info", pb});
+  EXPECT_NE(info.out.find("command_line       /bin/sleep 7"), std::string::npos) << info.out;
 }
 
 TEST(TraceCommandTest, WithoutKillTraceWaitsForTheTargetAndReturnsItsCode) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "base/temp_dir.h"
 #include "collect/command_line.h"
@@ -120,6 +121,12 @@ StatusOr<std::unique_ptr<Collection>> Collection::Start(const CollectOptions& o)
   std::vector<std::pair<std::string, std::string>> env;
   if (attach) {
     ASSIGN_OR_RETURN(c->target_, TargetProcess::Attach(o.attach_pid));
+    // Its command line now, while it runs (it said "pid 6480"); NUL-separated in /proc.
+    std::ifstream in("/proc/" + std::to_string(o.attach_pid) + "/cmdline", std::ios::binary);
+    std::vector<std::string> argv;
+    for (std::string arg; std::getline(in, arg, '\0');) argv.push_back(arg);
+    c->attached_command_ = argv.empty() ? "pid " + std::to_string(o.attach_pid)
+                                        : JoinCommandLine(RedactedArgv(std::move(argv)));
     c->Warn("attached to a running process: collecting CPU samples and /proc metrics only "
             "(framework layers need the target to be started by `trace`)");
   } else {
@@ -265,8 +272,8 @@ StatusOr<Trace> Collection::BuildTrace(TimeNs from, TimeNs to) {
   TraceBuilder b(&trace);
   b.SetMetadataString(meta::kSourceFormat, "cann-profiler trace");
   b.SetMetadataString("clock", "CLOCK_MONOTONIC");
-  b.SetMetadataString(meta::kCommandLine, options_.argv.empty() ? "pid " + std::to_string(options_.attach_pid)
-                                                                : JoinCommandLine(RedactedArgv(options_.argv)));
+  b.SetMetadataString(meta::kCommandLine,
+                      options_.argv.empty() ? attached_command_ : JoinCommandLine(RedactedArgv(options_.argv)));
   b.SetMetadataString("scope", CollectScopeName(options_.scope));
   b.SetMetadata("target_pid", Value::Int(target_->pid()));
   b.SetMetadata("target_start_ns", Value::Int(start));

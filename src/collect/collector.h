@@ -59,6 +59,7 @@ class Collection {
   std::unique_ptr<TargetProcess> target_;
   std::vector<std::unique_ptr<class Source>> sources_;
   std::string session_dir_;  // where the in-process runtime writes its record files
+  std::string attached_command_;  // --pid: the process's command line, read when attaching
   bool interrupted_ = false;
   bool duration_reached_ = false;
   int triggers_fired_ = 0;
