@@ -183,6 +183,13 @@ std::string RenderSummaryText(const SummaryReport& r) {
     out += fmt::format("window      +{} .. +{} ({})\n", FormatDuration(a - t.start_ns), FormatDuration(b - t.start_ns),
                        FormatDuration(std::max<int64_t>(0, b - a)));
   }
+  if (const std::string kept = t.MetadataText("op_event_fraction"); !kept.empty()) {
+    const double fraction = std::strtod(kept.c_str(), nullptr);
+    if (fraction > 0 && fraction < 1)
+      out += fmt::format("sampled     {:g}% of the operators were kept (trace --sampling_rate): their counts and "
+                         "totals are of those\n",
+                         100 * fraction);
+  }
   nlohmann::ordered_json metadata = MetadataToJson(t);
   for (const auto& [key, value] : metadata.items()) {
     if (key == meta::kSourceFormat || key == meta::kSourcePath) continue;

@@ -176,8 +176,9 @@ Command AddTraceCommand(CLI::App& root) {
                   "metrics that must be collected, comma-separated (see `cann-profiler metrics`); "
                   "an unknown or unavailable one is an error");
   cmd->add_option("--sampling_rate", o->sampling_rate,
-                  "CPU sampling frequency (\"500Hz\") or share of framework events kept (\"100%\", the "
-                  "default: every operator, CPU samples at 99 Hz)");
+                  "CPU sampling frequency (\"500Hz\"), or a share (\"50%\") of both the framework's operators kept "
+                  "and the default 99 Hz of CPU sampling (\"100%\", the default: every operator, 99 Hz); the "
+                  "share is the trace's metadata op_event_fraction");
   cmd->add_option("--duration", o->duration,
                   "stop collecting after this long (\"300s\"); the target keeps running unless --kill");
   cmd->add_option("--kill", o->kill,

@@ -84,12 +84,35 @@ TEST(TraceCommandTest, AnAttachedProcessIsNamedByItsCommandLine) {
   pid_t pid = 0;
   const char* argv[] = {"/bin/sleep", "7", nullptr};
   ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  // posix_spawn returns while execve is still setting up the new image, whose cmdline reads empty
+  // until it is done: a process one attaches to in earnest has long been running.
+  for (int i = 0; i < 200; ++i) {
+    std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string first;
+    if (std::getline(cmdline, first, '\0') && first == "/bin/sleep") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   Result r = RunArgs({"trace", "--pid", std::to_string(pid), "--duration", "300ms", "-o", pb});
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
   ASSERT_EQ(r.code, 0) << r.err;
   Result info = RunArgs({"info", pb});
   EXPECT_NE(info.out.find("command_line       /bin/sleep 7"), std::string::npos) << info.out;
+}
+
+// --sampling_rate 50% keeps half the operators: the trace says so and summary warns that counts are
+// of the kept ones (it showed 20 aten::mm where 40 ran, and said nothing).
+TEST(TraceCommandTest, AnOperatorShareIsRecordedAndSummarySaysSo) {
+  fs::path dir = TempDir("cprof_trace_share_");
+  const std::string pb = (dir / "s.pb").string();
+  Result r = RunArgs({"trace", "--sampling_rate", "50%", "-o", pb, "--", "/bin/true"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  Result s = RunArgs({"summary", pb});
+  EXPECT_NE(s.out.find("sampled     50% of the operators were kept"), std::string::npos) << s.out;
+  EXPECT_NE(s.out.find("op_event_fraction     0.5"), std::string::npos) << s.out;
+  Result all = RunArgs({"trace", "-o", pb, "--", "/bin/true"});
+  ASSERT_EQ(all.code, 0) << all.err;
+  EXPECT_EQ(RunArgs({"summary", pb}).out.find("sampled  "), std::string::npos);
 }
 
 TEST(TraceCommandTest, WithoutKillTraceWaitsForTheTargetAndReturnsItsCode) {
