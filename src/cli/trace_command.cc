@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "collect/collector.h"
 #include "collect/command_line.h"
+#include "collect/target_process.h"
 #include "export/export_trace.h"
 #include "model/trace.h"
 #include "stats/metric_registry.h"
@@ -158,6 +159,14 @@ CommandResult RunTrace(const TraceOptions& t, CommandContext& ctx) {
                          kill_signal != 0 && collection->duration_reached() ? " (sent --kill " + t.kill + ")" : "");
   if (std::string lost = ExportLossNote(*trace, t.output, format); !lost.empty())
     ctx.err << "cann-profiler: warning: " << lost << "\n";
+  // A window that starts after the run ended keeps nothing: an empty trace said nothing of why.
+  if (const std::string started = trace->MetadataText("target_start_ns"); o.time_range.start && !started.empty()) {
+    const TimeNs ran = MonotonicNowNs() - std::stoll(started);
+    if (*o.time_range.start >= ran)
+      ctx.err << fmt::format("cann-profiler: warning: --time_range starts at {}, after the run's {}: the trace holds "
+                             "nothing of it\n",
+                             FormatDuration(*o.time_range.start), FormatDuration(ran));
+  }
   int code = collection->WaitForTarget();
   // The target's own exit code, whatever it is (not one of ours).
   return static_cast<ExitCode>(code);

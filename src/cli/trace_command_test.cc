@@ -115,6 +115,18 @@ TEST(TraceCommandTest, AnOperatorShareIsRecordedAndSummarySaysSo) {
   EXPECT_EQ(RunArgs({"summary", pb}).out.find("sampled  "), std::string::npos);
 }
 
+// A --time_range that starts after the run ended keeps nothing; the empty trace said nothing of why.
+TEST(TraceCommandTest, AWindowAfterTheRunSaysSo) {
+  fs::path dir = TempDir("cprof_trace_window_");
+  const std::string pb = (dir / "w.pb").string();
+  Result late = RunArgs({"trace", "--time_range", "30s:40s", "-o", pb, "--", "/bin/true"});
+  ASSERT_EQ(late.code, 0) << late.err;
+  EXPECT_NE(late.err.find("warning: --time_range starts at 30.000 s, after the run's "), std::string::npos) << late.err;
+  Result inside = RunArgs({"trace", "--time_range", "0s:40s", "-o", pb, "--", "/bin/true"});
+  ASSERT_EQ(inside.code, 0) << inside.err;
+  EXPECT_EQ(inside.err.find("--time_range starts at"), std::string::npos) << inside.err;
+}
+
 TEST(TraceCommandTest, WithoutKillTraceWaitsForTheTargetAndReturnsItsCode) {
   fs::path dir = TempDir("cprof_trace_wait_");
   const std::string pb = (dir / "t.pb").string();
