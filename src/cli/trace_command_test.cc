@@ -127,6 +127,26 @@ TEST(TraceCommandTest, AWindowAfterTheRunSaysSo) {
   EXPECT_EQ(inside.err.find("--time_range starts at"), std::string::npos) << inside.err;
 }
 
+// Threads started from Python are named as Python named them: three `worker-N` threads all read
+// "python3", the kernel's name for them.
+TEST(TraceCommandTest, PythonThreadsCarryTheirThreadingNames) {
+  fs::path dir = TempDir("cprof_trace_threads_");
+  const std::string pb = (dir / "t.pb").string();
+  // In-process, the runtime is found beside this test, not beside cann-profiler.
+  ::setenv("CPROF_RUNTIME_DIR", CPROF_BINARY_DIR "/runtime", 1);
+  Result r = RunArgs({"trace", "-o", pb, "--", "/usr/bin/python3", "-c",
+                      "import threading\n"
+                      "def work():\n    sum(range(300000))\n"
+                      "ts = [threading.Thread(target=work, name='worker-%d' % i) for i in range(3)]\n"
+                      "[t.start() for t in ts]; [t.join() for t in ts]\n"});
+  ::unsetenv("CPROF_RUNTIME_DIR");
+  ASSERT_EQ(r.code, 0) << r.err;
+  Result q = RunArgs({"query", pb, "SELECT name FROM track WHERE kind = 'thread' AND name LIKE 'worker-%' ORDER BY name",
+                      "--format", "csv"});
+  ASSERT_EQ(q.code, 0) << q.err;
+  EXPECT_EQ(q.out, "name\nworker-0\nworker-1\nworker-2\n") << q.out;
+}
+
 TEST(TraceCommandTest, WithoutKillTraceWaitsForTheTargetAndReturnsItsCode) {
   fs::path dir = TempDir("cprof_trace_wait_");
   const std::string pb = (dir / "t.pb").string();

@@ -80,6 +80,20 @@ def _install():
     cprof.metadata("python_version", sys.version.split()[0])
     cprof.metadata("python_argv", " ".join(_redacted_argv(sys.argv)) if sys.argv else "")
 
+    # Threads started from Python carry their threading name into the trace (the kernel's name,
+    # which the trace used, is the program's: three `worker-N` threads all read "python3").
+    bootstrap = getattr(threading.Thread, "_bootstrap_inner", None)
+    if bootstrap is not None:
+
+        def _named_bootstrap(self):
+            try:
+                cprof.thread_name(self.name)
+            except Exception:  # never break the program's thread for a name
+                pass
+            return bootstrap(self)
+
+        threading.Thread._bootstrap_inner = _named_bootstrap
+
     # Garbage collection pauses.
     gc_names = [cprof._name("gc.collect gen%d" % g) for g in range(3)]
     gc_category = cprof._name("gc")
