@@ -186,12 +186,9 @@ std::string ConstraintFailure(const SearchSpace& space) {
   Rng rng(0xc0);
   for (int k = 0; k < 256; ++k) {
     const std::vector<tune::Value> values = space.Values(space.Canonicalize(space.SampleUniform(rng), &rng));
-    for (const tune::Expression& e : space.constraints()) {
-      if (std::any_of(e.slots().begin(), e.slots().end(), [&](int s) { return !tune::IsActive(values[s]); }))
-        continue;
-      if (StatusOr<bool> holds = e.EvaluateBool(values); !holds.ok())
+    for (const tune::Expression& e : space.constraints())
+      if (StatusOr<bool> holds = space.EvaluateConstraint(e, values); !holds.ok())
         return "; evaluating them failed: " + holds.status().message();
-    }
   }
   return "";
 }

@@ -39,6 +39,7 @@ TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& 
   for (size_t i = 0, k = 0; i < r.trials.size(); ++i) {
     if (r.trials[i].state == tune::TrialState::kInfeasible) continue;
     if (const tune::Remeasured* m = tune::RemeasuredOf(r, i)) d.trials[k].remeasured = m - r.remeasured.data();
+    d.trials[k].fresh_runs_failed = !tune::FreshRunsFailed(r, i).empty();
     ++k;
   }
   if (!r.pareto.empty() && objectives.size() > 1) {

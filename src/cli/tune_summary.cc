@@ -118,14 +118,8 @@ TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in) {
   // A trial measured again for the result whose fresh runs all failed keeps its search value, said
   // so; an improvement from a search value against a fresh mean (it read "+80.0% better" for a best
   // that had just failed 3 runs of 3) compares two kinds of number.
-  auto fresh_failure = [&](std::optional<size_t> trial) -> std::string {
-    if (!trial) return "";
-    for (const Remeasured& m : r.remeasured)
-      if (m.number == r.trials[*trial].number && m.n == 0) return m.shortfall.empty() ? "no run" : m.shortfall;
-    return "";
-  };
-  o.best_fresh_failed = fresh_failure(r.best);
-  o.default_fresh_failed = fresh_failure(r.default_trial);
+  o.best_fresh_failed = r.best ? FreshRunsFailed(r, *r.best) : "";
+  o.default_fresh_failed = r.default_trial ? FreshRunsFailed(r, *r.default_trial) : "";
   const bool same_kind = (best_rem != nullptr) == (default_rem != nullptr);
   if (o.best_value && o.default_value && *o.default_value != 0 && same_kind)
     o.improvement = o.maximize ? (*o.best_value - *o.default_value) / std::fabs(*o.default_value)

@@ -180,4 +180,11 @@ const Remeasured* RemeasuredOf(const TuneResult& r, size_t trial) {
   return nullptr;
 }
 
+std::string FreshRunsFailed(const TuneResult& r, size_t trial) {
+  if (trial >= r.trials.size()) return "";
+  for (const Remeasured& m : r.remeasured)
+    if (m.number == r.trials[trial].number && m.n == 0) return m.shortfall.empty() ? "no run" : m.shortfall;
+  return "";
+}
+
 }  // namespace cprof::tune

@@ -103,10 +103,14 @@ Config SearchSpace::Canonicalize(Config c, Rng* rng) const {
   return c;
 }
 
-bool SearchSpace::ConstraintHolds(const Expression& e, const std::vector<Value>& values) const {
+StatusOr<bool> SearchSpace::EvaluateConstraint(const Expression& e, const std::vector<Value>& values) const {
   for (int s : e.slots())
     if (!IsActive(values[s])) return true;  // reads an inactive parameter: does not apply
-  auto holds = e.EvaluateBool(values);
+  return e.EvaluateBool(values);
+}
+
+bool SearchSpace::ConstraintHolds(const Expression& e, const std::vector<Value>& values) const {
+  StatusOr<bool> holds = EvaluateConstraint(e, values);
   return holds.ok() && *holds;
 }
 

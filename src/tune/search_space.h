@@ -88,6 +88,11 @@ class SearchSpace {
   // Key() of each Enumerated() configuration, same order; nullptr when not enumerated.
   const std::vector<std::string>* EnumeratedKeys() const;
 
+  // Whether the constraint holds for these values; one that reads an inactive parameter does not
+  // apply (true). An evaluation error (a power out of range) is returned, for the callers that
+  // say why a space is empty or a default is refused; Feasible() takes it as false.
+  StatusOr<bool> EvaluateConstraint(const Expression& e, const std::vector<Value>& values) const;
+
  private:
   Status Init(SpaceDefinition def);
   bool ConstraintHolds(const Expression& e, const std::vector<Value>& values) const;

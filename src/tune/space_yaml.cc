@@ -262,18 +262,9 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
                           k < constraint_where.size() ? constraint_where[k] : "?", out.space.constraints()[k].text());
   // env templates checked here, where their line is known (the trial runner would name neither
   // the file nor the line).
-  std::map<std::string, std::string> probe;
-  std::string names;
-  for (const Parameter& p : out.space.params()) {
-    probe[p.name] = "x";
-    names += (names.empty() ? "{" : ", {") + p.name + "}";
-  }
-  for (size_t k = 0; k < out.env.size(); ++k) {
-    Status st = SubstituteParams(out.env[k].second, probe).status();
-    if (!st.ok())
-      return InvalidInput("{}: line {}: env.{}: {} (the space has {})", origin, env_lines[k], out.env[k].first,
-                          st.message(), names);
-  }
+  for (size_t k = 0; k < out.env.size(); ++k)
+    RETURN_IF_ERROR(CheckPlaceholders(out.env[k].second, out.space,
+                                      fmt::format("{}: line {}: env.{}", origin, env_lines[k], out.env[k].first)));
   // Defaults that break a constraint: the study would run without its baseline (no default trial,
   // no improvement over the default) and say nothing.
   if (!out.space.DefaultConfig()) {
@@ -287,9 +278,7 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
     if (complete) {
       const std::vector<Value> values = out.space.Values(*d);
       for (const Expression& e : out.space.constraints()) {
-        if (std::any_of(e.slots().begin(), e.slots().end(), [&](int k) { return !IsActive(values[k]); }))
-          continue;
-        StatusOr<bool> holds = e.EvaluateBool(values);
+        StatusOr<bool> holds = out.space.EvaluateConstraint(e, values);
         if (holds.ok() && *holds) continue;
         std::string named;
         for (const auto& [k, v] : out.space.Named(*d)) named += (named.empty() ? "" : " ") + k + "=" + v;

@@ -410,22 +410,22 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
   return r;
 }
 
-StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(CommandSpec spec, const SearchSpace& space) {
-  if (spec.argv.empty()) return InvalidInput("no command to tune: give it after --");
-  // Validate every template against the space with placeholder values.
+Status CheckPlaceholders(const std::string& tmpl, const SearchSpace& space, const std::string& where) {
   std::map<std::string, std::string> probe;
   std::string names;  // for the error: which placeholders there are
   for (const Parameter& p : space.params()) {
     probe[p.name] = "x";
     names += (names.empty() ? "{" : ", {") + p.name + "}";
   }
-  auto check = [&](const std::string& tmpl, const std::string& where) -> Status {
-    Status st = SubstituteParams(tmpl, probe).status();
-    if (st.ok()) return st;
-    return InvalidInput("{}: {} (the space has {})", where, st.message(), names);
-  };
-  for (const std::string& a : spec.argv) RETURN_IF_ERROR(check(a, "command"));
-  for (const auto& [k, v] : spec.env) RETURN_IF_ERROR(check(v, "env " + k));
+  Status st = SubstituteParams(tmpl, probe).status();
+  if (st.ok()) return st;
+  return InvalidInput("{}: {} (the space has {})", where, st.message(), names);
+}
+
+StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(CommandSpec spec, const SearchSpace& space) {
+  if (spec.argv.empty()) return InvalidInput("no command to tune: give it after --");
+  for (const std::string& a : spec.argv) RETURN_IF_ERROR(CheckPlaceholders(a, space, "command"));
+  for (const auto& [k, v] : spec.env) RETURN_IF_ERROR(CheckPlaceholders(v, space, "env " + k));
   // A program that cannot run fails every trial the same way: say so now, not after the budget
   // (a misspelt `pyhton3` ran the whole study, each trial "cannot run 'pyhton3'"). A program
   // named by a placeholder is checked when each trial starts.

@@ -82,6 +82,10 @@ inline constexpr std::string_view kTrialDirPrefix = "cprof_trial_";
 // Substitutes {name} placeholders; an unknown name is kInvalidInput (checked once at startup).
 StatusOr<std::string> SubstituteParams(const std::string& tmpl, const std::map<std::string, std::string>& params);
 
+// Whether every placeholder of `tmpl` names a parameter of `space`: kInvalidInput "`where`: <why>
+// (the space has {a}, {b})" otherwise. For the command, --env and a space file's `env:` entries.
+Status CheckPlaceholders(const std::string& tmpl, const SearchSpace& space, const std::string& where);
+
 // The command's arguments with {name} substituted. A parameter missing from `params` is inactive
 // in this configuration (its `condition` does not hold): an argument naming it is left out, with
 // the option word just before it when that one has no placeholder and starts with '-'

@@ -119,6 +119,10 @@ struct TuneResult {
 // The reported re-measurement of r.trials[trial] (the best or the default), when it had one with at
 // least one measurement.
 const Remeasured* RemeasuredOf(const TuneResult& r, size_t trial);
+// Why every run that measured `trial` again for the result failed (its shortfall); "" when it was
+// not measured again or a run succeeded. Its value is then the search's, not to be set against a
+// fresh mean.
+std::string FreshRunsFailed(const TuneResult& r, size_t trial);
 
 struct Progress {
   int64_t evaluations = 0;

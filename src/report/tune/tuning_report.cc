@@ -152,9 +152,8 @@ std::string TuningReportHtml(const TuningReportData& d) {
         const TuningReportRemeasured& r = d.remeasured[*k];
         return {r.mean, fmt::format(" (re-measured mean, n={})", r.n)};
       }
-      for (const TuningReportRemeasured& r : d.remeasured)
-        if (r.number == d.trials[i].number && r.n == 0)
-          return {d.trials[i].value, " (the search's value: every run to re-measure it failed)"};
+      if (d.trials[i].fresh_runs_failed)
+        return {d.trials[i].value, " (the search's value: every run to re-measure it failed)"};
       return {d.trials[i].value, ""};
     };
     const TuningReportTrial& best = d.trials[*d.best];

@@ -25,6 +25,7 @@ struct TuningReportTrial {
   std::string sampler;
   std::string reason;            // why it failed
   std::optional<size_t> remeasured;  // index into TuningReportData::remeasured
+  bool fresh_runs_failed = false;    // measured again for the result, every run failed
 };
 
 struct TuningReportRemeasured {

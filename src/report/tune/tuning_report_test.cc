@@ -125,6 +125,7 @@ TEST(TuningReport, NoImprovementBetweenASearchValueAndAFreshMean) {
   TuningReportData d = Study();
   d.remeasured[1].n = 0;  // the default's fresh runs all failed: 120 is the search's
   d.trials[0].remeasured.reset();
+  d.trials[0].fresh_runs_failed = true;
   std::string html = TuningReportHtml(d);
   EXPECT_EQ(html.find("better with the best"), std::string::npos);
   EXPECT_NE(html.find("the default gave 120 (the search&#39;s value: every run to re-measure it failed)"),
