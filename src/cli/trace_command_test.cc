@@ -147,6 +147,21 @@ TEST(TraceCommandTest, PythonThreadsCarryTheirThreadingNames) {
   EXPECT_EQ(q.out, "name\nworker-0\nworker-1\nworker-2\n") << q.out;
 }
 
+// A secret on the command line stays out of the trace: in command_line and in the Python shim's
+// python_argv alike (both were recorded in clear).
+TEST(TraceCommandTest, SecretOptionsAreRedactedInBothCommandLines) {
+  fs::path dir = TempDir("cprof_trace_secret_");
+  const std::string pb = (dir / "s.pb").string();
+  ::setenv("CPROF_RUNTIME_DIR", CPROF_BINARY_DIR "/runtime", 1);
+  Result r = RunArgs({"trace", "-o", pb, "--", "/usr/bin/python3", "-c", "pass", "--token", "tok1", "--lr", "1"});
+  ::unsetenv("CPROF_RUNTIME_DIR");
+  ASSERT_EQ(r.code, 0) << r.err;
+  Result info = RunArgs({"info", pb});
+  EXPECT_EQ(info.out.find("tok1"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("python_argv        -c --token <redacted> --lr 1"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("--token '<redacted>' --lr 1"), std::string::npos) << info.out;
+}
+
 TEST(TraceCommandTest, WithoutKillTraceWaitsForTheTargetAndReturnsItsCode) {
   fs::path dir = TempDir("cprof_trace_wait_");
   const std::string pb = (dir / "t.pb").string();

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <set>
 
+#include "collect/host_metadata.h"
 #include "collect/op_inputs.h"
 
 namespace cprof {
@@ -388,7 +389,19 @@ void RuntimeSource::EmitProcess(TraceBuilder& b, Process& p, TimeNs from, TimeNs
   for (const auto& [key, value] : p.metadata) {
     const std::string& k = f.String(key);
     if (k.empty() || !seen_keys.insert(k).second) continue;
-    if (!b.trace().Metadata(k)) b.SetMetadataString(k, f.String(value));
+    if (b.trace().Metadata(k)) continue;
+    std::string v = f.String(value);
+    if (k == "python_argv") {  // a command line (the shim joins sys.argv with spaces): its secrets go
+      std::vector<std::string> argv;
+      for (size_t at = 0; at <= v.size();) {
+        const size_t space = std::min(v.find(' ', at), v.size());
+        argv.push_back(v.substr(at, space - at));
+        at = space + 1;
+      }
+      v.clear();
+      for (const std::string& arg : RedactedArgv(std::move(argv))) v += (v.empty() ? "" : " ") + arg;
+    }
+    b.SetMetadataString(k, v);
   }
   for (const auto& [tid, name] : p.thread_names) {
     TrackId t = b.ThreadTrack(pid, tid);

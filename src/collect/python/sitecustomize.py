@@ -34,32 +34,6 @@ def _chain_original():
             sys.modules["sitecustomize"] = me
 
 
-_SECRET_WORDS = ("TOKEN", "KEY", "PASSWORD", "PASSWD", "SECRET", "CREDENTIAL")
-
-
-def _redacted_argv(argv):
-    """argv with secrets replaced, as the trace's command line (host_metadata.h RedactedArgv)."""
-    import re
-
-    out, secret_next = [], False
-    for arg in argv:
-        if secret_next:
-            out.append("<redacted>")
-            secret_next = False
-            continue
-        arg = re.sub(r"(://[^/?#\s:@]*:)[^/?#\s@]*@", r"\1<redacted>@", arg)
-        if arg.startswith("-") and len(arg) > 1:
-            name, eq, _ = arg.lstrip("-").partition("=")
-            upper = "_" + name.replace("-", "_").upper() + "_"
-            if any(w in upper for w in _SECRET_WORDS) or "_PAT_" in upper or "_AUTH_" in upper:
-                if eq:
-                    arg = arg[: arg.index("=") + 1] + "<redacted>"
-                else:
-                    secret_next = True
-        out.append(arg)
-    return out
-
-
 def _short_file(path):
     parts = path.replace("\\", "/").split("/")
     return "/".join(parts[-2:]) if len(parts) > 1 else path
@@ -78,7 +52,8 @@ def _install():
     lib = cprof._lib
     now = time.monotonic_ns
     cprof.metadata("python_version", sys.version.split()[0])
-    cprof.metadata("python_argv", " ".join(_redacted_argv(sys.argv)) if sys.argv else "")
+    # Secrets are taken out by the collector (host_metadata.h RedactedArgv), as for command_line.
+    cprof.metadata("python_argv", " ".join(sys.argv) if sys.argv else "")
 
     # Threads started from Python carry their threading name into the trace (the kernel's name,
     # which the trace used, is the program's: three `worker-N` threads all read "python3").
