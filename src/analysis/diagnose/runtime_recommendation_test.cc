@@ -74,7 +74,8 @@ TEST(RuntimeRecommendationTest, OversubscribedCpuCapsPoolsAtTheCores) {
   // Set to nothing: said so, not a reason ending in "was ".
   RuntimeFacts empty_env = facts;
   empty_env.env["MKL_NUM_THREADS"] = "";
-  const RuntimeSetting* mkl = RecommendRuntime(empty_env, d).Find(RuntimeSection::kEnv, "MKL_NUM_THREADS");
+  const RuntimeAdjustment empty_adjustment = RecommendRuntime(empty_env, d);
+  const RuntimeSetting* mkl = empty_adjustment.Find(RuntimeSection::kEnv, "MKL_NUM_THREADS");
   ASSERT_NE(mkl, nullptr);
   EXPECT_EQ(mkl->reason.substr(mkl->reason.size() - 19), "; was set but empty") << mkl->reason;
   ASSERT_NE(a.Find(RuntimeSection::kEnv, "KMP_BLOCKTIME"), nullptr);
