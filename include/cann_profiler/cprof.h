@@ -7,6 +7,7 @@
  *   static cprof_name_t decode;
  *   if (!decode) decode = cprof_name("decode");   // intern once per name
  *   cprof_step(step);                             // step `step` starts on this thread
+ *   ...                                           // (after the loop: cprof_step_end())
  *   cprof_span_begin(decode);
  *   ...
  *   cprof_span_end(decode);
@@ -62,6 +63,10 @@ CPROF_API void cprof_counter(cprof_name_t name, double value);
 /* Step `step` starts now on this thread (the previous step of this thread ends). Shows as
  * "ProfilerStep#<step>" so the step detector finds it. */
 CPROF_API void cprof_step(int64_t step);
+/* The current step of this thread ends now (call it after the last step). A last step that is
+ * never ended ends with the thread's last span or operator in it, which misses untraced work at
+ * its end; without any, with the process's last record. */
+CPROF_API void cprof_step_end(void);
 /* An instant event. */
 CPROF_API void cprof_mark(cprof_name_t name);
 /* Names the calling thread in the trace. */

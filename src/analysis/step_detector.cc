@@ -61,9 +61,12 @@ bool IsRuntimeApiName(std::string_view name) {
          name.starts_with("AscendCL@") || name.starts_with("Node@");
 }
 
-bool IsRuntimeCategory(std::string_view cat) {
+// Also the pauses and fetches `trace`'s Python shim records around the program's work: garbage
+// collections (category gc) and DataLoader fetches (dataloader) recur in any loop, once or more per
+// step, and are never the step (a script without markers had its 18 GC pauses taken for steps).
+bool IsNeverStepCategory(std::string_view cat) {
   return cat == "cuda_runtime" || cat == "cuda_driver" || cat == "cuda_sync" || cat == "runtime" ||
-         cat == "driver";
+         cat == "driver" || cat == "gc" || cat == "dataloader";
 }
 
 Step MakeStep(const Trace& t, uint32_t row, int64_t id, StepSource source) {
@@ -96,7 +99,7 @@ std::vector<Step> FromProfilerSteps(const Trace& t) {
   };
   std::vector<uint32_t> best_rows;
   for (uint32_t track = 0; track < t.tracks.size(); ++track) {
-    if (!IsHostThread(t, track)) continue;
+    if (!IsHostThread(t, track) || t.HoldsSampledFrames(TrackId{track})) continue;
     auto [b, e] = t.track_slices(TrackId{track});
     std::vector<uint32_t> rows;
     for (uint32_t r = b; r < e; ++r) {
@@ -128,7 +131,7 @@ std::vector<Step> FromStepLikeAnnotations(const Trace& t) {
   };
   std::map<std::pair<uint32_t, std::string>, Group> groups;  // (track, pattern)
   for (uint32_t track = 0; track < t.tracks.size(); ++track) {
-    if (!IsHostThread(t, track)) continue;
+    if (!IsHostThread(t, track) || t.HoldsSampledFrames(TrackId{track})) continue;
     auto [b, e] = t.track_slices(TrackId{track});
     for (uint32_t r = b; r < e; ++r) {
       if (t.slices.dur_ns[r] < 0) continue;
@@ -171,7 +174,7 @@ std::vector<Step> FromRepeatedTopLevelSpans(const Trace& t) {
   auto is_excluded = [&](uint32_t r) {
     for (StringId id : {t.slices.name_id[r], t.slices.category_id[r]}) {
       int8_t& v = excluded[Index(id)];
-      if (v < 0) v = IsRuntimeApiName(t.Str(id)) || IsRuntimeCategory(t.Str(id)) ? 1 : 0;
+      if (v < 0) v = IsRuntimeApiName(t.Str(id)) || IsNeverStepCategory(t.Str(id)) ? 1 : 0;
       if (v == 1) return true;
     }
     return false;
@@ -180,7 +183,7 @@ std::vector<Step> FromRepeatedTopLevelSpans(const Trace& t) {
   std::optional<uint32_t> busiest;
   int64_t busiest_total = -1;
   for (uint32_t track = 0; track < t.tracks.size(); ++track) {
-    if (!IsHostThread(t, track)) continue;
+    if (!IsHostThread(t, track) || t.HoldsSampledFrames(TrackId{track})) continue;
     auto [b, e] = t.track_slices(TrackId{track});
     int64_t total = 0;
     for (uint32_t r = b; r < e; ++r) {

@@ -14,7 +14,10 @@
 //  3. Repeated top-level spans: on the busiest thread (largest total time of depth-0 slices), the
 //     depth-0 name that occurs at least 3 times with the largest total time. Runtime and driver
 //     API calls (cuda*/cu*/hip*/acl*/nccl* names, cuda_runtime/cuda_driver categories) are not
-//     candidates: a loop of cudaDeviceSynchronize is not a loop of steps.
+//     candidates: a loop of cudaDeviceSynchronize is not a loop of steps. Nor are `trace`'s GC
+//     pauses (category gc) and DataLoader fetches (dataloader).
+// Frames rebuilt from stack samples (Trace::HoldsSampledFrames) are never steps: a sampled
+// `train_step` frame, or `<frozen importlib._bootstrap>` seen three times, is not a marker.
 // Steps are sorted by start; id is N from the name when it has one, else the 0-based index.
 #pragma once
 

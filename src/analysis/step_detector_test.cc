@@ -109,6 +109,21 @@ TEST(StepDetectorTest, RuntimeCallsAreNeverSteps) {
   EXPECT_TRUE(DetectSteps(trace).empty());
 }
 
+// What `trace` records around a script that marks no steps: GC pauses, DataLoader fetches and
+// frames rebuilt from Python stack samples (a `train_step` among them) recur, and none is a step.
+TEST(StepDetectorTest, ShimPausesFetchesAndSampledFramesAreNeverSteps) {
+  Trace trace;
+  TraceBuilder b(&trace);
+  TrackId cpu = b.ThreadTrack(1, 1);
+  TrackId sampled = b.ChildTrack(cpu, TrackKind::kThread, b.Intern("python (sampled)"));
+  for (int i = 0; i < 5; ++i) Add(b, cpu, i * 100, 50, "gc.collect gen1", "gc");
+  for (int i = 0; i < 5; ++i) Add(b, cpu, 1000 + i * 100, 50, "DataLoader.__next__", "dataloader");
+  for (int i = 0; i < 5; ++i) Add(b, sampled, 2000 + i * 100, 90, "train.py(12): train_step", "python_function");
+  for (int i = 0; i < 5; ++i) Add(b, sampled, 3000 + i * 100, 90, "<frozen importlib._bootstrap>", "python_function");
+  ASSERT_TRUE(b.Finalize().ok());
+  EXPECT_TRUE(DetectSteps(trace).empty());
+}
+
 TEST(StepDetectorTest, NoStepsInAnEmptyOrFlatTrace) {
   Trace trace;
   TraceBuilder b(&trace);

@@ -147,6 +147,27 @@ TEST(TraceCommandTest, PythonThreadsCarryTheirThreadingNames) {
   EXPECT_EQ(q.out, "name\nworker-0\nworker-1\nworker-2\n") << q.out;
 }
 
+// DataLoader worker processes carry their worker number; they never name themselves, and each
+// read "python3", as their parent.
+TEST(TraceCommandTest, DataLoaderWorkersAreNamed) {
+  fs::path dir = TempDir("cprof_trace_loader_");
+  const std::string pb = (dir / "l.pb").string();
+  ::setenv("CPROF_RUNTIME_DIR", CPROF_BINARY_DIR "/runtime", 1);
+  Result r = RunArgs({"trace", "--scope", "framework", "-o", pb, "--", "/usr/bin/python3", "-c",
+                      "import torch\n"
+                      "from torch.utils.data import DataLoader, TensorDataset\n"
+                      "data = TensorDataset(torch.arange(64.0).reshape(32, 2))\n"
+                      "for (x,) in DataLoader(data, batch_size=4, num_workers=2):\n    x.sum()\n"});
+  ::unsetenv("CPROF_RUNTIME_DIR");
+  ASSERT_EQ(r.code, 0) << r.err;
+  Result q = RunArgs({"query", pb,
+                      "SELECT DISTINCT name FROM track WHERE kind = 'thread' AND name LIKE 'DataLoader worker%' "
+                      "ORDER BY name",
+                      "--format", "csv"});
+  ASSERT_EQ(q.code, 0) << q.err;
+  EXPECT_EQ(q.out, "name\nDataLoader worker 0\nDataLoader worker 1\n") << q.out;
+}
+
 // A secret on the command line stays out of the trace: in command_line and in the Python shim's
 // python_argv alike (both were recorded in clear).
 TEST(TraceCommandTest, SecretOptionsAreRedactedInBothCommandLines) {

@@ -64,6 +64,10 @@ std::string SearchValueNote(const std::string& fresh_failed) {
 std::vector<std::string> TimeLimitNotes(const TuneSummaryInput& in) {
   std::vector<std::string> notes;
   const TuneResult& r = in.r;
+  if (const auto& stop = r.search_stopped_for_time)
+    notes.push_back(fmt::format("--time ended the search after {} of {} evaluations, at {:.1f} s: {:.1f} s were kept "
+                                "for the re-measurement (its most runs, at this run's pace)",
+                                r.evaluations, in.options.budget, stop->elapsed_s, stop->reserved_s));
   if (!r.stopped_at_time_limit.empty()) {
     const bool one = r.stopped_at_time_limit.size() == 1;
     notes.push_back(fmt::format(
@@ -167,6 +171,9 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   doc["best_value_source"] = source(r.best, o.best_fresh_failed);
   doc["default_value_source"] = source(r.default_trial, o.default_fresh_failed);
   doc["stopped_at_time_limit"] = r.stopped_at_time_limit;
+  if (r.search_stopped_for_time)
+    doc["search_stopped_for_time"] = {{"elapsed_s", r.search_stopped_for_time->elapsed_s},
+                                      {"reserved_s", r.search_stopped_for_time->reserved_s}};
   doc["remeasure"] = RemeasureEndName(r.remeasure_end);
   for (const auto* list : {&r.remeasure_candidates, &r.remeasured}) {
     Json rem = Json::array();

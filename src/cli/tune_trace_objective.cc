@@ -19,12 +19,19 @@ namespace {
 
 constexpr std::string_view kStats[] = {"mean", "median", "min", "max", "sum", "count"};
 
+// An ended span that was traced, not a frame rebuilt from stack samples (whose times are the
+// sampling interval's guesses, and whose names, `<frozen importlib._bootstrap>`, crowd out the
+// program's own).
+bool IsTracedSpan(const Trace& trace, uint32_t row) {
+  return trace.slices.dur_ns[row] >= 0 && !trace.HoldsSampledFrames(trace.slices.track_id[row]);
+}
+
 // Steps, or pseudo-steps made of every ended span called `name`, in start order.
 std::vector<Step> SpansOf(const Trace& trace, const std::string& name) {
   if (name == "step") return DetectSteps(trace);
   std::vector<Step> out;
   for (uint32_t i = 0; i < trace.slices.size(); ++i) {
-    if (trace.slices.dur_ns[i] < 0 || trace.Str(trace.slices.name_id[i]) != name) continue;
+    if (trace.Str(trace.slices.name_id[i]) != name || !IsTracedSpan(trace, i)) continue;
     out.push_back({.id = static_cast<int64_t>(out.size()),
                    .start_ns = trace.slices.ts_ns[i],
                    .dur_ns = trace.slices.dur_ns[i],
@@ -36,15 +43,29 @@ std::vector<Step> SpansOf(const Trace& trace, const std::string& name) {
   return out;
 }
 
-// " (it has: decode, prefill, ... and 3 more)": the names of the trace's ended spans, the most
-// frequent first, so that a misspelt span name shows the right one.
-std::string SpanNamesText(const Trace& trace) {
+// " (it has: decode, prefill, ... and 3 more)": the names of the trace's traced spans, those
+// that contain the name asked for or are contained in it first ("decodeX" or "Decode" for "decode"), then
+// the most frequent, so that a misspelt span name shows the right one.
+std::string SpanNamesText(const Trace& trace, std::string_view asked) {
   std::map<std::string_view, int64_t> count;
   for (uint32_t i = 0; i < trace.slices.size(); ++i)
-    if (trace.slices.dur_ns[i] >= 0) ++count[trace.Str(trace.slices.name_id[i])];
+    if (IsTracedSpan(trace, i)) ++count[trace.Str(trace.slices.name_id[i])];
   if (count.empty()) return " (it has no spans)";
   std::vector<std::pair<std::string_view, int64_t>> names(count.begin(), count.end());
-  std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  auto lower = [](std::string_view v) {
+    std::string out(v);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string want = lower(asked);
+  auto near = [&](std::string_view name) {
+    const std::string n = lower(name);
+    return !want.empty() && !n.empty() && (n.find(want) != n.npos || want.find(n) != want.npos);
+  };
+  std::stable_sort(names.begin(), names.end(), [&](const auto& a, const auto& b) {
+    const bool na = near(a.first), nb = near(b.first);
+    return na != nb ? na : a.second > b.second;
+  });
   constexpr size_t kShown = 12;
   std::string text;
   for (size_t i = 0; i < names.size() && i < kShown; ++i) text += (i ? ", " : "") + std::string(names[i].first);
@@ -110,9 +131,10 @@ StatusOr<double> TraceObjective::Value(const Trace& trace) const {
       return Status(StatusCode::kNotFound,
                     fmt::format("no steps in the trial's trace (no ProfilerStep#N, step annotations or repeated "
                                 "top-level spans) for '{}'{}",
-                                name_, SpanNamesText(trace)));
+                                name_, SpanNamesText(trace, "step")));
     return Status(StatusCode::kNotFound,
-                  fmt::format("no span named '{}' in the trial's trace for '{}'{}", spans_, name_, SpanNamesText(trace)));
+                  fmt::format("no span named '{}' in the trial's trace for '{}'{}", spans_, name_,
+                              SpanNamesText(trace, spans_)));
   }
   if (metric_) return RunValue(trace, spans, *metric_, {});
   std::vector<double> ms;

@@ -103,6 +103,41 @@ TEST_F(TuneTraceObjectiveTest, WhatTheTraceLacksIsAnErrorNamingIt) {
   EXPECT_NE(m.status().message().find("no counter track for 'cpu_util'"), std::string::npos) << m.status().message();
 }
 
+// A run that marks no steps: frames rebuilt from Python stack samples (`trace`'s "python
+// (sampled)" track) are neither steps nor spans to measure, however often they repeat, and the
+// near-miss of a misspelt name is listed first.
+TEST(TuneTraceObjectiveSampledTest, SampledFramesAreNotStepsOrSpans) {
+  Trace trace;
+  TraceBuilder b(&trace);
+  TrackId cpu = b.ThreadTrack(1, 1);
+  TrackId sampled = b.ChildTrack(cpu, TrackKind::kThread, b.Intern("python (sampled)"));
+  const StringId python = b.Intern("python_function");
+  for (int i = 0; i < 5; ++i)
+    b.AddSlice({.ts_ns = i * 30'000'000, .dur_ns = 20'000'000 + i, .track_id = sampled,
+                .name_id = b.Intern("<frozen importlib._bootstrap>"), .category_id = python});
+  for (int i = 0; i < 3; ++i)
+    b.AddSlice({.ts_ns = 200'000'000 + i * 30'000'000, .dur_ns = 10'000'000, .track_id = sampled,
+                .name_id = b.Intern("decode"), .category_id = python});
+  b.AddSlice({.ts_ns = 300'000'000, .dur_ns = 10'000'000, .track_id = cpu, .name_id = b.Intern("prefill"),
+              .category_id = b.Intern("user_annotation")});
+  b.AddSlice({.ts_ns = 320'000'000, .dur_ns = 10'000'000, .track_id = cpu, .name_id = b.Intern("decodeX"),
+              .category_id = b.Intern("user_annotation")});
+  ASSERT_TRUE(b.Finalize().ok());
+
+  auto step = ParseTraceObjective("p99(step)");
+  ASSERT_TRUE(step.ok() && *step);
+  auto v = (*step)->Value(trace);
+  ASSERT_FALSE(v.ok()) << "steps from sampled frames: " << *v;
+  EXPECT_EQ(v.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(v.status().message().find("frozen"), std::string::npos) << v.status().message();
+
+  auto decode = ParseTraceObjective("mean(decode)");
+  ASSERT_TRUE(decode.ok() && *decode);
+  auto d = (*decode)->Value(trace);
+  ASSERT_FALSE(d.ok()) << "the sampled 'decode' frame was measured: " << *d;
+  EXPECT_NE(d.status().message().find("(it has: decodeX, prefill)"), std::string::npos) << d.status().message();
+}
+
 TEST_F(TuneTraceObjectiveTest, MalformedNamesAreClearErrors) {
   const std::pair<const char*, const char*> cases[] = {
       {"p200(step)", "not a percentile"},

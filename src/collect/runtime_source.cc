@@ -152,6 +152,15 @@ void RuntimeSource::OnRecord(Process& p, const RuntimeRecord& r) {
                             .step = static_cast<int64_t>(rec.a)};
       break;
     }
+    case CPROF_REC_STEP_END: {
+      auto it = p.open_step.find(r.tid);
+      if (it == p.open_step.end()) break;  // no step open: nothing ends
+      Process::Span s = it->second;
+      s.dur = std::max<int64_t>(0, ts - s.ts);
+      p.open_step.erase(it);
+      complete(s);
+      break;
+    }
     case CPROF_REC_OP_BEGIN: {
       Process::Span s{.ts = ts, .tid = r.tid, .name = rec.name, .kind = SpanKind::kOp, .flags = rec.flags,
                       .seq = static_cast<int64_t>(rec.b)};

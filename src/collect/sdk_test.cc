@@ -27,6 +27,10 @@ TEST(SdkTest, FromC) {
   EXPECT_GE(t.slices.dur_ns[inner[0]], 2 * kNsPerMs);
   EXPECT_GE(t.slices.dur_ns[outer[0]], t.slices.dur_ns[inner[0]]);
   for (int s = 0; s < 5; ++s) EXPECT_EQ(SlicesNamed(t, "ProfilerStep#" + std::to_string(s)).size(), 1u) << s;
+  auto ended = SlicesNamed(t, "ProfilerStep#5");
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_GE(t.slices.dur_ns[ended[0]], 6 * kNsPerMs);
+  EXPECT_LT(t.slices.dur_ns[ended[0]], 20 * kNsPerMs);
   EXPECT_EQ(SlicesNamed(t, "c_done").size(), 1u);
   EXPECT_TRUE(testing::Contains(testing::CounterTrackNames(t), "c_queue_depth"));
   EXPECT_EQ(t.MetadataText("sdk_language"), "c");
@@ -68,6 +72,14 @@ TEST(SdkTest, FromPython) {
   ASSERT_EQ(last.size(), 1u);
   EXPECT_EQ(c.trace.slices.ts_ns[last[0]] + c.trace.slices.dur_ns[last[0]],
             c.trace.slices.ts_ns[outer[3]] + c.trace.slices.dur_ns[outer[3]]);
+  // Steps the program ends (a `with cprof.step(i)` block, cprof.step_end()) take the untraced
+  // 30 ms sleep in them and not the 50 ms after step_end.
+  for (const char* name : {"ProfilerStep#10", "ProfilerStep#11"}) {
+    auto ended = SlicesNamed(c.trace, name);
+    ASSERT_EQ(ended.size(), 1u) << name;
+    EXPECT_GE(c.trace.slices.dur_ns[ended[0]], 30'000'000) << name;
+    EXPECT_LT(c.trace.slices.dur_ns[ended[0]], 75'000'000) << name;
+  }
   EXPECT_TRUE(testing::Contains(testing::CounterTrackNames(c.trace), "py_items"));
   EXPECT_EQ(c.trace.MetadataText("sdk_language"), "python");
   EXPECT_FALSE(c.trace.MetadataText("python_version").empty());

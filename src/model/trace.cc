@@ -45,4 +45,13 @@ std::string Trace::TrackPath(TrackId t) const {
   return path;
 }
 
+bool Trace::HoldsSampledFrames(TrackId t) const {
+  const TrackId parent = tracks.parent_id[Index(t)];
+  if (tracks.kind[Index(t)] != TrackKind::kThread || parent == kNoTrack ||
+      tracks.kind[Index(parent)] != TrackKind::kThread)
+    return false;
+  auto [b, e] = track_slices(t);
+  return b < e && Str(slices.category_id[b]) == "python_function";
+}
+
 }  // namespace cprof

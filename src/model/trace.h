@@ -63,6 +63,10 @@ struct Trace {
   std::optional<Value> SliceArg(uint32_t row, std::string_view key) const;
   // "process 12 / thread 34" style path of names from the root to the track.
   std::string TrackPath(TrackId t) const;
+  // Whether track `t` holds frames rebuilt from stack samples: `trace`'s "python (sampled)" child
+  // of a thread (category python_function). Their spans are evidence of what ran, with the
+  // sampling interval's precision, not traced events: step detection and span lookups skip them.
+  bool HoldsSampledFrames(TrackId t) const;
 };
 
 }  // namespace cprof

@@ -41,7 +41,8 @@ constexpr MetricSeed kSeeds[] = {
     {"mem_bandwidth", "bytes/s", MetricSource::kPmu, kHigher,
      "memory bandwidth from hardware memory-controller counters"},
     {"mem_peak", "bytes", MetricSource::kProcfs, kLower,
-     "peak resident memory (VmHWM), or peak allocated from a trace's memory events"},
+     "peak device memory allocated (a trace's device memory events), else peak resident memory "
+     "(RSS), else peak allocated from host memory events"},
     {"p50_latency", "ns", MetricSource::kWorkload, kLower, "median latency (linear interpolation)"},
     {"p99_latency", "ns", MetricSource::kWorkload, kLower,
      "99th percentile latency (linear interpolation)"},

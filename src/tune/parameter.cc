@@ -171,6 +171,15 @@ Status Parameter::Check() const {
         return bad(fmt::format("default {} is {} while the value {} is {}: quote both or neither", shown,
                                text ? "text" : "a number", shown,
                                std::holds_alternative<std::string>(v) ? "text" : "a number"));
+    if (!text && (type == ParamType::kInt || type == ParamType::kFloat)) {  // say which rule it breaks
+      const double d = std::holds_alternative<double>(*default_value) ? std::get<double>(*default_value)
+                                                                      : static_cast<double>(std::get<int64_t>(*default_value));
+      if (d < low || d > high)
+        return bad(fmt::format("default {} is outside its range {}..{}", shown, FormatValue(Value(low)),
+                               FormatValue(Value(high))));
+      if (step > 0)
+        return bad(fmt::format("default {} is not low + a multiple of step {}", shown, FormatValue(Value(step))));
+    }
     return bad(fmt::format("default {} is not one of its values", shown));
   }
   return Status::Ok();

@@ -106,9 +106,13 @@ Stop MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::strin
 
 int RemeasureRepeats(const TuneOptions& options) { return std::max(3, options.remeasure_repeats); }
 
-std::chrono::nanoseconds RemeasureReserve(const TuneOptions& options, double seconds_per_measurement) {
-  if (options.remeasure_top <= 0) return std::chrono::nanoseconds(0);
-  const double runs = static_cast<double>(options.remeasure_top + 3) * RemeasureRepeats(options);
+std::chrono::nanoseconds RemeasureReserve(const TuneOptions& options, double seconds_per_measurement,
+                                          int64_t complete_trials) {
+  if (options.remeasure_top <= 0 || complete_trials <= 0) return std::chrono::nanoseconds(0);
+  // With no more complete trials than the top, the default (when there is one) is among them.
+  const int64_t top = std::min<int64_t>(options.remeasure_top, complete_trials);
+  const int64_t candidates = top + (complete_trials > top ? 1 : 0);
+  const double runs = static_cast<double>(candidates + (candidates > 1 ? 2 : 1)) * RemeasureRepeats(options);
   return std::chrono::nanoseconds(static_cast<int64_t>(seconds_per_measurement * runs * 1e9));
 }
 

@@ -25,10 +25,13 @@ namespace cprof::tune {
 // interval needs them).
 int RemeasureRepeats(const TuneOptions& options);
 
-// The time the re-measurement is expected to take at `seconds_per_measurement`: its most
-// measurements (racing can only save some), (remeasure_top + 1) x repeats to choose and 2 x repeats to report. What --time
-// keeps for it.
-std::chrono::nanoseconds RemeasureReserve(const TuneOptions& options, double seconds_per_measurement);
+// The time the re-measurement is expected to take at `seconds_per_measurement` with
+// `complete_trials` to choose from: its most measurements (racing can only save some), repeats
+// for each candidate (the remeasure_top best, and the default when it is not among them; with
+// 1 complete trial, just it) to choose, and repeats for the chosen one and the default again
+// (one of them when they are the same). What --time keeps for it.
+std::chrono::nanoseconds RemeasureReserve(const TuneOptions& options, double seconds_per_measurement,
+                                          int64_t complete_trials);
 
 // Fills result->remeasure_candidates (stage 1: the top configurations by their search values,
 // then the default unless among them), result->remeasured (stage 2: the chosen one, then the

@@ -144,6 +144,27 @@ TEST(RemeasureTest, TimeLimitSkipsOrCutsTheRemeasurement) {
 }
 
 // Runs that fail are left out of a configuration's fresh values, and it says how many failed.
+// What --time keeps for the re-measurement grows with the configurations it will measure: after
+// one complete trial that one alone, twice (it chooses, then reports); later the top 3 and the
+// default to choose, then the chosen one and the default. It kept the most from the first trial
+// (18 runs at 3 repeats), so a 20 s run of 1 s trials stopped after 1 or 2 of them.
+TEST(RemeasureTest, ReserveCountsTheConfigurationsThereAre) {
+  TuneOptions o;
+  o.remeasure_top = 3;
+  o.remeasure_repeats = 3;
+  auto runs = [&](int64_t complete) { return RemeasureReserve(o, 1.0, complete).count() / 1'000'000'000; };
+  EXPECT_EQ(runs(0), 0);
+  EXPECT_EQ(runs(1), 6);
+  EXPECT_EQ(runs(2), 12);
+  EXPECT_EQ(runs(3), 15);
+  EXPECT_EQ(runs(4), 18);
+  EXPECT_EQ(runs(100), 18);
+  o.remeasure_repeats = 5;
+  EXPECT_EQ(runs(100), 30);
+  o.remeasure_top = 0;
+  EXPECT_EQ(runs(100), 0);
+}
+
 TEST(RemeasureTest, FailedRunsAreCountedOut) {
   class Flaky : public Evaluator {
    public:

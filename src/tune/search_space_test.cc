@@ -220,7 +220,9 @@ TEST(SearchSpaceTest, TyposAreErrorsNamingTheFileLineAndField) {
   EXPECT_EQ(message("parameters:\n  - {name: a, type: int, low: 1, high: 4, log: maybe}"),
             "s.yaml: line 2: parameter 'a': log: must be true or false (got 'maybe')");
   EXPECT_EQ(message("parameters:\n  - {name: a, type: int, low: 1, high: 4, default: 9}"),
-            "s.yaml: line 2: parameter 'a': default 9 is not one of its values");
+            "s.yaml: line 2: parameter 'a': default 9 is outside its range 1..4");
+  EXPECT_EQ(message("parameters:\n  - {name: a, type: float, low: 0, high: 1, step: 0.25, default: 0.3}"),
+            "s.yaml: line 2: parameter 'a': default 0.3 is not low + a multiple of step 0.25");
   EXPECT_EQ(message("parameters:\n  - {name: f, type: categorical, values: [nchw, nhwc], fixes: "
                     "{layout_conversion: nwhc}}"),
             "s.yaml: line 2: parameter 'f': fixes.layout_conversion: nwhc is not one of its values");

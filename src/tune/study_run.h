@@ -87,6 +87,9 @@ struct Study {
   // trial failing after that is left to the rerun, as those are.
   std::vector<int64_t> stopped_at_time_limit;
   bool setup_wrong = false;
+  // Under mu: when --time ended the search, what the run had used and kept for the
+  // re-measurement (TuneResult::search_stopped_for_time).
+  std::optional<TimeLimitStop> search_stopped_for_time;
 
   std::mutex hb_mu;
   std::condition_variable hb_cv;

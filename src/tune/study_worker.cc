@@ -46,14 +46,20 @@ bool TimeLeftForAnotherTrial(Study& st) {
   // --time covers the whole run: the search leaves the re-measurement at the end its expected
   // time, at this run's mean measurement. O(1): asked before every proposal (a replay makes ~100
   // free infeasible proposals per evaluation).
+  // The count of complete trials is the last snapshot's: the re-measurement's candidates.
+  std::lock_guard<std::mutex> lock(st.mu);
   std::chrono::nanoseconds reserve(0);
-  {
-    std::lock_guard<std::mutex> lock(st.mu);
-    if (st.measurements > 0)
-      reserve = RemeasureReserve(st.opt, st.measured_seconds / static_cast<double>(st.measurements));
+  if (st.measurements > 0)
+    reserve = RemeasureReserve(st.opt, st.measured_seconds / static_cast<double>(st.measurements),
+                               static_cast<int64_t>(st.history.complete()));
+  const auto elapsed = std::chrono::steady_clock::now() - st.start;
+  if (elapsed + reserve < std::chrono::nanoseconds(st.opt.time_limit_ns)) return true;
+  if (!st.search_stopped_for_time) {  // the first worker to see it says when and why
+    st.search_stopped_for_time = TimeLimitStop{
+        .elapsed_s = std::chrono::duration<double>(elapsed).count(),
+        .reserved_s = std::chrono::duration<double>(reserve).count()};
   }
-  return std::chrono::steady_clock::now() - st.start + reserve <
-         std::chrono::nanoseconds(st.opt.time_limit_ns);
+  return false;
 }
 
 // Under st.mu: an unnamed objective resolved from the study's first complete trial (resumed, or

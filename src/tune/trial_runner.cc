@@ -21,6 +21,7 @@
 #include <set>
 #include <thread>
 
+#include "base/shell_quote.h"
 #include "base/temp_dir.h"
 #include "tune/printed_metrics.h"
 
@@ -265,12 +266,6 @@ std::string ParamEnvName(const std::string& name) {
   return upper;
 }
 
-std::string ShellQuote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
                          TimeNs timeout_ns, const std::string& cwd, std::chrono::steady_clock::time_point stop_at) {
   ProcessResult r;
@@ -422,9 +417,39 @@ Status CheckPlaceholders(const std::string& tmpl, const SearchSpace& space, cons
   return InvalidInput("{}: {} (the space has {})", where, st.message(), names);
 }
 
+namespace {
+
+// With --shell each value goes in already quoted (ShellQuote), so a placeholder must stand
+// outside quotes: in "{s}" or '{s}' the value's own quotes end the user's, and a value
+// `a"; touch x; echo "b` ran `touch x`. Each placeholder is marked, the words joined as
+// Evaluate joins them, and the quoting at each mark read.
+Status CheckShellPlaceholders(const std::vector<std::string>& argv, const SearchSpace& space) {
+  std::map<std::string, std::string> marks;
+  for (const Parameter& p : space.params()) marks[p.name] = "\x01" + p.name + "\x02";
+  std::string text;
+  for (const std::string& a : argv) {
+    StatusOr<std::string> s = SubstituteParams(a, marks);
+    if (!s.ok()) return s.status();
+    text += (text.empty() ? "" : " ") + *s;
+  }
+  for (size_t at = text.find('\x01'); at != std::string::npos; at = text.find('\x01', at + 1)) {
+    const ShellQuoting q = ShellQuoteContext(text, at);
+    if (q == ShellQuoting::kNone) continue;
+    const std::string name = text.substr(at + 1, text.find('\x02', at) - at - 1);
+    return InvalidInput("command: placeholder {{{}}} is inside {} quotes; with --shell each value is put in "
+                        "already quoted ('a b; c' stays one word), and quotes around it would end that quoting: "
+                        "write {{{}}} without quotes",
+                        name, q == ShellQuoting::kSingle ? "single" : "double", name);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(CommandSpec spec, const SearchSpace& space) {
   if (spec.argv.empty()) return InvalidInput("no command to tune: give it after --");
   for (const std::string& a : spec.argv) RETURN_IF_ERROR(CheckPlaceholders(a, space, "command"));
+  if (spec.shell) RETURN_IF_ERROR(CheckShellPlaceholders(spec.argv, space));
   for (const auto& [k, v] : spec.env) RETURN_IF_ERROR(CheckPlaceholders(v, space, "env " + k));
   // A program that cannot run fails every trial the same way: say so now, not after the budget
   // (a misspelt `pyhton3` ran the whole study, each trial "cannot run 'pyhton3'"). A program

@@ -102,9 +102,6 @@ std::vector<std::string> ParametersNotPassed(const CommandSpec& spec, const Sear
 // CPROF_PARAM_<NAME>: the environment variable a parameter is exported as (non-alphanumerics as _).
 std::string ParamEnvName(const std::string& name);
 
-// Quotes `s` for /bin/sh.
-std::string ShellQuote(const std::string& s);
-
 struct ProcessResult {
   int exit_code = -1;   // valid when !signaled && !timed_out
   int signal = 0;

@@ -42,7 +42,6 @@ TEST(TrialRunnerTest, Substitution) {
   EXPECT_EQ(SubstituteParams("echo {\"t\": 1}", p).status().message(),
             "'echo {\"t\": 1}': no parameter named '\"t\": 1' (write a literal brace as {{ or }})");
   EXPECT_FALSE(SubstituteParams("{a", p).ok());
-  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
 }
 
 TEST(TrialRunnerTest, ArgumentsAreAVectorAndEnvironmentIsSubstituted) {
@@ -140,6 +139,34 @@ TEST(TrialRunnerTest, ShellModeQuotesValues) {
   ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
   EXPECT_EQ(r.metrics.at("n"), 2);
   EXPECT_EQ(r.metrics.at("len"), 13);
+}
+
+// With --shell a placeholder inside quotes is refused: the value comes in already quoted, and
+// a value with a quote of the other kind ran a command of its own (`a"; touch x; echo "b`).
+TEST(TrialRunnerTest, ShellModeRefusesPlaceholdersInsideQuotes) {
+  const SearchSpace space = Space();
+  auto create = [&](const std::string& text) {
+    CommandSpec spec;
+    spec.shell = true;
+    spec.argv = {text};
+    return TrialRunner::Create(spec, space).status();
+  };
+  for (const char* quoted : {"echo \"n={threads}\"", "echo 'x {fmt}'", "echo \"$(echo a) {fmt}\""}) {
+    const Status st = create(quoted);
+    ASSERT_FALSE(st.ok()) << quoted;
+    EXPECT_NE(st.message().find("is inside"), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("without quotes"), std::string::npos) << st.message();
+  }
+  // Bare, escaped braces in quotes, and a substitution inside double quotes are fine.
+  for (const char* fine : {"echo n={threads} {fmt}", "echo \"{{}}\" {fmt}", "echo \"$(echo {fmt})\""})
+    EXPECT_TRUE(create(fine).ok()) << fine << ": " << create(fine).message();
+  // Written bare, a value that would run a command of its own stays one word.
+  CommandSpec spec;
+  spec.shell = true;
+  spec.argv = {"echo \"{{\\\"n\\\": 0}}\"; echo {fmt}"};
+  EvalResult r = RunSpec(spec, {{"threads", "1"}, {"fmt", "x; echo '{\"n\": 99}'"}});
+  ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
+  EXPECT_EQ(r.metrics.at("n"), 0);
 }
 
 // A conditional parameter that is inactive leaves out its argument and the flag before it (the

@@ -78,6 +78,7 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
                                  [](const TrialRecord& t) { return t.state != TrialState::kPending; });
   result.run_here = st.run_here;
   result.stopped_at_time_limit = st.stopped_at_time_limit;
+  if (result.evaluations < options.budget) result.search_stopped_for_time = st.search_stopped_for_time;
   std::sort(result.stopped_at_time_limit.begin(), result.stopped_at_time_limit.end());
 
   if (options.remeasure_top > 0 && !st.objectives.empty() && !TrialsInterrupted())

@@ -91,6 +91,13 @@ enum class RemeasureEnd {
   kSkipped,   // --time had run out when the search ended: the values are the search's
 };
 
+// When --time ended a search: seconds since the run started, and those kept for the
+// re-measurement.
+struct TimeLimitStop {
+  double elapsed_s = 0;
+  double reserved_s = 0;
+};
+
 struct TuneResult {
   std::string study_name;
   // The objectives as the study resolved them: the options', or the command's only metric.
@@ -111,6 +118,10 @@ struct TuneResult {
   // complete nor failed (they say nothing about their configurations), so the run that resumes
   // the study runs them again. By number.
   std::vector<int64_t> stopped_at_time_limit;
+  // Set when --time ended the search before the budget: the seconds run by then and those kept
+  // for the re-measurement (RemeasureReserve at this run's pace), so the summary can say why the
+  // study has fewer trials than its budget.
+  std::optional<TimeLimitStop> search_stopped_for_time;
   int64_t evaluations = 0;   // complete + failed in the study
   int64_t resumed = 0;       // trials already finished in the study when this run started
   int64_t run_here = 0;      // trials this run evaluated

@@ -473,6 +473,10 @@ TEST(TunerTest, TimeLimitLeavesTheRemeasurementItsTime) {
   ASSERT_FALSE(r->remeasured.empty());
   EXPECT_LT(seconds, 1.2 + 0.1) << "the re-measurement ran past --time";
   EXPECT_GE(r->evaluations, 3);  // the search still ran
+  // Why the study has fewer trials than its budget: when the search stopped, and what it kept.
+  ASSERT_TRUE(r->search_stopped_for_time.has_value());
+  EXPECT_LT(r->search_stopped_for_time->elapsed_s, 1.2);
+  EXPECT_GT(r->search_stopped_for_time->elapsed_s + r->search_stopped_for_time->reserved_s, 1.2);
 }
 
 TEST(TunerTest, RacingStopsClearlyWorseConfigurationsAndRemeasuresTheBest) {

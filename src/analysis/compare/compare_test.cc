@@ -163,6 +163,43 @@ TEST(RunMetrics, StepValuesAndRunValues) {
   EXPECT_EQ(StepStatistic(Metric("p99_latency"), TwoSampleTest::kMannWhitney).Name(), "p99");
 }
 
+// mem_peak's source: device memory when the trace has device memory events (the largest device),
+// else the process's resident memory, which holds the host allocator's and the rest, else the
+// host allocator's total.
+TEST(RunMetrics, MemPeakPrefersDeviceMemoryThenResidentMemory) {
+  constexpr int64_t kMiB = 1 << 20;
+  auto make = [](bool rss, bool device) {
+    Trace t;
+    TraceBuilder b(&t);
+    const TrackId cpu = b.ThreadTrack(1, 1);
+    b.AddSlice({.ts_ns = 0, .dur_ns = 1000, .track_id = cpu, .name_id = b.Intern("run")});
+    // The host allocator: 10 MiB, freed.
+    b.AddMemoryEvent({.ts_ns = 100, .track_id = cpu, .bytes = 10 * kMiB});
+    b.AddMemoryEvent({.ts_ns = 200, .track_id = cpu, .bytes = -10 * kMiB});
+    if (rss) {  // the process held 300 MiB besides
+      const TrackId c = b.ChildTrack(b.ProcessTrack(1), TrackKind::kCounter, b.Intern("rss.bytes"));
+      b.AddCounter(c, 100, 40.0 * kMiB);
+      b.AddCounter(c, 500, 310.0 * kMiB);
+    }
+    if (device) {  // two GPUs: 2 GiB and 1 GiB at their peaks
+      for (int64_t d : {0, 1}) {
+        b.AddMemoryEvent({.ts_ns = 300, .track_id = cpu, .device = d, .bytes = (2 - d) * 1024 * kMiB});
+        b.AddMemoryEvent({.ts_ns = 400, .track_id = cpu, .device = d, .bytes = -(2 - d) * 1024 * kMiB});
+      }
+    }
+    EXPECT_TRUE(b.Finalize().ok());
+    return t;
+  };
+  auto peak = [](const Trace& t) {
+    StatusOr<double> v = RunValue(t, {}, Metric("mem_peak"), {});
+    EXPECT_TRUE(v.ok()) << v.status().message();
+    return v.ok() ? *v : -1;
+  };
+  EXPECT_EQ(peak(make(false, false)), 10.0 * kMiB);
+  EXPECT_EQ(peak(make(true, false)), 310.0 * kMiB);
+  EXPECT_EQ(peak(make(true, true)), 2048.0 * kMiB);
+}
+
 TEST(Validate, DetectsARegressionAndRespectsTheNoiseThreshold) {
   const Trace before = MakeRun(5, 40, 1000, 30);
   const Trace slower = MakeRun(6, 40, 1100, 30);     // +10%

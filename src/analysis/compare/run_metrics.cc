@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "analysis/gpu_timeline.h"
@@ -77,19 +78,46 @@ std::optional<double> CounterMean(const Trace& t, const std::vector<TrackId>& tr
   return total;
 }
 
-// Allocator totals over time: (ts, bytes allocated after the event), in time order.
-std::vector<std::pair<int64_t, double>> AllocatedSeries(const Trace& t) {
-  std::vector<size_t> order(t.memory_events.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return t.memory_events.ts_ns[a] < t.memory_events.ts_ns[b]; });
-  std::vector<std::pair<int64_t, double>> out;
-  double running = 0;
+// Allocator totals over time of one memory (a device, or the host): (ts, bytes allocated after
+// the event), in time order.
+using AllocatedSeries = std::vector<std::pair<int64_t, double>>;
+
+// mem_peak's memory events: the device's when the trace has any (an accelerator's memory is what
+// runs out, and the process's RSS does not hold it), one series per device; else the host
+// allocator's, but only when the trace has no resident-memory counter: RSS holds the allocator's
+// memory and everything else the process allocated (a 300 MiB bytearray beside a 10 MiB tensor
+// is 10 MiB to the allocator). Empty: read mem_peak from the RSS counter.
+std::vector<AllocatedSeries> PeakMemorySeries(const Trace& t, bool have_rss) {
+  const auto& m = t.memory_events;
+  const bool device = std::any_of(m.device.begin(), m.device.end(), [](int64_t d) { return d >= 0; });
+  if (!device && (have_rss || m.size() == 0)) return {};
+  std::vector<size_t> order;
+  for (size_t i = 0; i < m.size(); ++i)
+    if ((m.device[i] >= 0) == device) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return m.ts_ns[a] < m.ts_ns[b]; });
+  std::map<int64_t, std::pair<AllocatedSeries, double>> by_device;  // series, running sum
   for (size_t i : order) {
-    running += static_cast<double>(t.memory_events.bytes[i]);
-    const int64_t total = t.memory_events.total_allocated[i];
-    out.emplace_back(t.memory_events.ts_ns[i], total >= 0 ? static_cast<double>(total) : running);
+    auto& [series, running] = by_device[m.device[i]];
+    running += static_cast<double>(m.bytes[i]);
+    const int64_t total = m.total_allocated[i];
+    series.emplace_back(m.ts_ns[i], total >= 0 ? static_cast<double>(total) : running);
   }
+  std::vector<AllocatedSeries> out;
+  for (auto& [d, s] : by_device) out.push_back(std::move(s.first));
   return out;
+}
+
+// The most allocated in [start, end) on any one of `series`' memories, counting what each held
+// when the interval began.
+double PeakIn(const std::vector<AllocatedSeries>& series, int64_t start, int64_t end) {
+  double peak = 0;
+  for (const AllocatedSeries& s : series) {
+    auto it = std::lower_bound(s.begin(), s.end(), start,
+                               [](const std::pair<int64_t, double>& p, int64_t ts) { return p.first < ts; });
+    if (it != s.begin()) peak = std::max(peak, std::prev(it)->second);
+    for (; it != s.end() && it->first < end; ++it) peak = std::max(peak, it->second);
+  }
+  return peak;
 }
 
 }  // namespace
@@ -127,19 +155,14 @@ StatusOr<std::vector<double>> StepValues(const Trace& trace, const std::vector<S
     }
     return v;
   }
-  if (metric.name == "mem_peak" && trace.memory_events.size() > 0) {
-    const auto series = AllocatedSeries(trace);
-    for (const Step& s : steps) {
-      // The total when the step starts counts too: memory held from before is part of its peak.
-      auto it = std::lower_bound(series.begin(), series.end(), s.start_ns,
-                                 [](const std::pair<int64_t, double>& p, int64_t ts) { return p.first < ts; });
-      double peak = it == series.begin() ? 0 : std::prev(it)->second;
-      for (; it != series.end() && it->first < s.end_ns(); ++it) peak = std::max(peak, it->second);
-      v.push_back(peak);
-    }
-    return v;
-  }
   const std::vector<TrackId> tracks = CounterTracks(trace, metric.name);
+  if (metric.name == "mem_peak") {
+    // The total when the step starts counts too: memory held from before is part of its peak.
+    const std::vector<AllocatedSeries> series = PeakMemorySeries(trace, !tracks.empty());
+    for (const Step& s : steps)
+      if (!series.empty()) v.push_back(PeakIn(series, s.start_ns, s.end_ns()));
+    if (!series.empty()) return v;
+  }
   if (tracks.empty()) {
     return InvalidInput("{}: no counter track for '{}' in this trace (it is measured by `cann-profiler trace`, "
                         "source: {})",
@@ -175,12 +198,11 @@ StatusOr<double> RunValue(const Trace& trace, const std::vector<Step>& steps, co
     const int64_t part = metric.name == "device_util" ? tl->busy_ns : tl->computation_ns;
     return 100.0 * static_cast<double>(part) / static_cast<double>(tl->total_ns);
   }
-  if (metric.name == "mem_peak" && trace.memory_events.size() > 0) {
-    double peak = 0;
-    for (const auto& [ts, total] : AllocatedSeries(trace)) peak = std::max(peak, total);
-    return peak;
-  }
   const std::vector<TrackId> tracks = CounterTracks(trace, metric.name);
+  if (metric.name == "mem_peak") {
+    const std::vector<AllocatedSeries> series = PeakMemorySeries(trace, !tracks.empty());
+    if (!series.empty()) return PeakIn(series, INT64_MIN, INT64_MAX);
+  }
   if (tracks.empty()) {
     return InvalidInput("{}: no counter track for '{}' in this trace (it is measured by `cann-profiler trace`, "
                         "source: {})",

@@ -14,7 +14,9 @@
 //   device_util, compute_util                      per step: TraceLens busy (computation) time /
 //       step length, %; per run: over the device-active span. Needs device work.
 //   mem_peak                                       per step: the largest allocator total seen
-//       in the step (memory events; else a `rss.bytes` counter); per run: the largest overall.
+//       in the step on one device (device memory events); else the largest resident memory
+//       (a `rss.bytes` counter: it holds the host allocator's memory and the rest); else the
+//       largest host allocator total. Per run: the largest overall.
 //   anything else (cpu_util, mem, cache_miss, ...) a counter track named after the metric or its
 //       collector series (cpu_util: cpu.percent, mem: rss.bytes, cache_miss:
 //       hw.cache_misses.per_s); per step: mean of the points in the step; per run: mean of all.

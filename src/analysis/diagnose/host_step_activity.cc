@@ -23,9 +23,7 @@ int64_t OverlapWith(const IntervalSet& set, int64_t a, int64_t b) {
 TrackId PythonFrameTrack(const Trace& trace, TrackId thread) {
   const TrackTable& t = trace.tracks;
   for (uint32_t i = 0; i < t.size(); ++i) {
-    if (t.parent_id[i] != thread || t.kind[i] != TrackKind::kThread) continue;
-    auto [b, e] = trace.track_slices(TrackId{i});
-    if (b < e && trace.Str(trace.slices.category_id[b]) == "python_function") return TrackId{i};
+    if (t.parent_id[i] == thread && trace.HoldsSampledFrames(TrackId{i})) return TrackId{i};
   }
   return kNoTrack;
 }

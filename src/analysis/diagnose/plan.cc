@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/diagnose/category_changes.h"
+#include "base/shell_quote.h"
 
 namespace cprof {
 namespace {
@@ -66,15 +67,6 @@ std::string AfterTracePath(const std::string& before, int step) {
   const std::string tag = fmt::format(".after_step{}", step);
   if (dot == std::string::npos) return path + tag;
   return path.substr(0, dot) + tag + path.substr(dot);
-}
-
-std::string ShellQuote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-:=,+@") ==
-                        std::string::npos)
-    return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
 }
 
 std::string FrameworkOf(const std::string& source_format) {

@@ -12,6 +12,11 @@
     for i, batch in enumerate(loader):
         cprof.step(i)                   # step i starts (shown as ProfilerStep#i)
         cprof.counter("queue_depth", len(queue))
+    cprof.step_end()                    # the last step ends
+
+    for i, batch in enumerate(loader):
+        with cprof.step(i):             # or: the step is the block
+            ...
 
 Without `trace` around the process (or without libcprof.so) every call is a cheap no-op.
 Spans are timed with time.monotonic_ns(), the trace's clock. Thread-safe.
@@ -21,7 +26,7 @@ import functools
 import os
 import time
 
-__all__ = ["enabled", "span", "step", "counter", "mark", "metadata", "thread_name"]
+__all__ = ["enabled", "span", "step", "step_end", "counter", "mark", "metadata", "thread_name"]
 
 
 def _load():
@@ -40,6 +45,7 @@ def _load():
         lib.cprof_span_ns.argtypes = [ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int64, ctypes.c_int64]
         lib.cprof_counter.argtypes = [ctypes.c_uint32, ctypes.c_double]
         lib.cprof_step.argtypes = [ctypes.c_int64]
+        lib.cprof_step_end.argtypes = []
         lib.cprof_mark.argtypes = [ctypes.c_uint32]
         lib.cprof_metadata.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
         lib.cprof_thread_name.argtypes = [ctypes.c_char_p]
@@ -105,10 +111,30 @@ def span_ns(name, start_ns, end_ns, category=None):
         _lib.cprof_span_ns(_name(name), _name(category) if category else 0, start_ns, end_ns)
 
 
-def step(number):
-    """Step `number` starts now on this thread; the previous step of this thread ends."""
+class step:
+    """Step `number` starts now on this thread; the previous step of this thread ends. As a
+    context manager (`with cprof.step(i): ...`) the step also ends with the block. A last step
+    that neither a block nor step_end() ends, ends with the last span or operator of the thread
+    in it: untraced work after that (a sleep, I/O) is left out."""
+
+    __slots__ = ()
+
+    def __init__(self, number):
+        if _lib is not None:
+            _lib.cprof_step(int(number))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        step_end()
+        return False
+
+
+def step_end():
+    """The current step of this thread ends now; call it after a loop's last step."""
     if _lib is not None:
-        _lib.cprof_step(int(number))
+        _lib.cprof_step_end()
 
 
 def counter(name, value):

@@ -103,6 +103,35 @@ def _install():
 
     _after_import("torch.utils.data.dataloader", patch_dataloader)
 
+    # DataLoader worker processes name their thread "DataLoader worker N" (they never set a
+    # name: each read as its parent, "python3"). The loop is wrapped where the DataLoader looks it
+    # up when it starts a worker; a spawned worker unpickles it by the same name.
+    def patch_worker_loop(module):
+        loop = getattr(module, "_worker_loop", None)
+        if loop is None or getattr(loop, "_cprof_patched", False):
+            return
+        import functools
+        import inspect
+
+        try:
+            signature = inspect.signature(loop)
+        except (TypeError, ValueError):
+            return
+
+        @functools.wraps(loop)
+        def _worker_loop(*args, **kwargs):
+            try:
+                worker = signature.bind_partial(*args, **kwargs).arguments.get("worker_id")
+                cprof.thread_name("DataLoader worker" if worker is None else "DataLoader worker %s" % worker)
+            except Exception:  # never break the worker for a name
+                pass
+            return loop(*args, **kwargs)
+
+        _worker_loop._cprof_patched = True
+        module._worker_loop = _worker_loop
+
+    _after_import("torch.utils.data._utils.worker", patch_worker_loop)
+
     # Sampled Python stacks.
     hz = float(os.environ.get("CPROF_PY_SAMPLE_HZ", "0") or 0)
     if hz > 0:

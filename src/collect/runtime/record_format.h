@@ -59,7 +59,8 @@ enum cprof_record_kind {
   CPROF_REC_METADATA = 13,   /* name = key id, a = value string id */
   CPROF_REC_PY_SAMPLE = 14,  /* ts (ns), a = tid of the sampled thread, name = stack string id:
                                 "file:function:line" frames separated by ';', outermost first */
-  CPROF_REC_THREAD_NAME = 15 /* name = thread name id, a = tid */
+  CPROF_REC_THREAD_NAME = 15, /* name = thread name id, a = tid */
+  CPROF_REC_STEP_END = 16     /* ts: the thread's current step ends (no new one starts) */
 };
 
 /* flags bits */

@@ -481,6 +481,11 @@ CPROF_API void cprof_step(int64_t step) {
   Simple(CPROF_REC_STEP, 0, g.step_name, Now(), static_cast<uint64_t>(step), 0);
 }
 
+CPROF_API void cprof_step_end(void) {
+  if (!g.enabled.load(std::memory_order_relaxed)) return;
+  Simple(CPROF_REC_STEP_END, 0, g.step_name, Now(), 0, 0);
+}
+
 CPROF_API void cprof_mark(cprof_name_t name) {
   if (!g.enabled.load(std::memory_order_relaxed)) return;
   Simple(CPROF_REC_INSTANT, 0, name, Now(), 0, 0);

@@ -25,6 +25,10 @@ int main(int argc, char** argv) {
     cprof_counter(depth, step * 10.0);
     cprof_span_end(outer);
   }
+  cprof_step(5); /* a step of untraced work that the program ends: 6 ms, not the 20 after */
+  busy_ms(6);
+  cprof_step_end();
+  busy_ms(20);
   cprof_mark(cprof_name("c_done"));
   return argc > 1 ? atoi(argv[1]) : 0;
 }

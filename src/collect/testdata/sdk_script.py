@@ -1,7 +1,22 @@
 """The SDK from Python: spans (context manager and decorator), steps, counters."""
+import threading
 import time
 
 import cprof
+
+
+def ended_steps():  # steps that end where the program says, untraced work included
+    with cprof.step(10):
+        time.sleep(0.03)
+    cprof.step(11)
+    time.sleep(0.03)
+    cprof.step_end()
+    time.sleep(0.05)  # in no step
+
+
+t = threading.Thread(target=ended_steps)
+t.start()
+t.join()
 
 
 @cprof.span("py_decorated")
