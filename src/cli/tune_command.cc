@@ -26,6 +26,7 @@
 #include "base/byte_source.h"
 #include "base/temp_dir.h"
 #include "base/time_units.h"
+#include "base/url_password.h"
 #include "cli/commands.h"
 #include "cli/tune_html_report.h"
 #include "cli/tune_summary.h"
@@ -381,7 +382,11 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   topt.fingerprint_extra = identity;
   topt.study_name = o.study.empty() ? "tune-" + StudyFingerprint(space, topt.objectives, identity).substr(0, 12)
                                     : o.study;
-  std::string storage_url = o.storage.empty() ? (o.replay.empty() ? "sqlite://cann-tune.db" : "memory") : o.storage;
+  const std::string storage_url =
+      o.storage.empty() ? (o.replay.empty() ? "sqlite://cann-tune.db" : "memory") : o.storage;
+  // The URL as messages, the summary and the JSON show it: results get shared, and a password in
+  // the URL (postgresql://tuner:pw@host/db) was printed in all of them.
+  const std::string shown_url = RedactUrlPasswords(storage_url);
   ASSIGN_OR_RETURN(auto storage, OpenStudyStorage(storage_url));
   if (!o.quiet && o.study.empty()) {
     // A derived name changes with the space: an edited space.yaml starts a new study beside the
@@ -392,7 +397,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       ctx.err << fmt::format(
           "new study {} in {}, beside {} other(s) ({}{}): another space, objective or command starts afresh; "
           "--study NAME names a study\n",
-          topt.study_name, storage_url, names.size(), names.size() > shown ? "..., " : "",
+          topt.study_name, shown_url, names.size(), names.size() > shown ? "..., " : "",
           fmt::join(names.end() - static_cast<std::ptrdiff_t>(shown), names.end(), ", "));
     }
   }
@@ -411,9 +416,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &old_actions[i], nullptr);
   if (const int sig = TrialsInterrupted()) {
     ctx.err << fmt::format("cann-profiler: tune interrupted by signal {}: {}\n", sig,
-                           storage_url == "memory" ? "the study was in memory and is lost"
+                           shown_url == "memory" ? "the study was in memory and is lost"
                                                    : "the trials that were running rerun when the same command "
-                                                     "resumes the study (" + storage_url + ")");
+                                                     "resumes the study (" + shown_url + ")");
     ctx.err.flush();
     ::signal(sig, SIG_DFL);
     ::raise(sig);
@@ -421,7 +426,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   if (!study.ok()) return study.status();
   TuneResult r = std::move(*study);
 
-  const TuneSummaryInput summary{r, topt, space, storage_url};
+  const TuneSummaryInput summary{r, topt, space, shown_url};
   const TuneOutcome outcome = TuneOutcomeOf(summary);
   const std::string& objective_name = outcome.objective;
   const std::optional<double>& best_value = outcome.best_value;

@@ -20,7 +20,7 @@ struct TuneSummaryInput {
   const tune::TuneResult& r;
   const tune::TuneOptions& options;
   const tune::SearchSpace& space;
-  std::string storage_url;
+  std::string storage_url;  // as shown: a password in it redacted (RedactUrlPasswords)
 };
 
 // The first objective's name (resolved from the best trial when --objective was not given), the

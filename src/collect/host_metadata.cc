@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/url_password.h"
 #include "collect/proc_files.h"
 
 extern char** environ;
@@ -29,19 +30,6 @@ bool IsSecretEnvName(std::string_view name) {
   for (const char* word : {"_PAT_", "_AUTH_"})
     if (padded.find(word) != std::string::npos) return true;
   return false;
-}
-
-std::string RedactUrlPasswords(std::string text) {
-  for (size_t scheme = text.find("://"); scheme != std::string::npos; scheme = text.find("://", scheme + 3)) {
-    const size_t start = scheme + 3;
-    const size_t end = text.find_first_of("/?# \t", start);  // the authority ends here
-    const size_t at = text.rfind('@', end == std::string::npos ? std::string::npos : end);
-    if (at == std::string::npos || at < start) continue;
-    const size_t colon = text.find(':', start);
-    if (colon == std::string::npos || colon > at) continue;  // user only, no password
-    text.replace(colon + 1, at - colon - 1, "<redacted>");
-  }
-  return text;
 }
 
 std::vector<std::string> RedactedArgv(std::vector<std::string> argv) {

@@ -15,9 +15,6 @@ namespace cprof {
 // case-insensitive); their values are never recorded.
 bool IsSecretEnvName(std::string_view name);
 
-// `text` with the password of any URL in it (scheme://user:password@host) replaced by <redacted>.
-std::string RedactUrlPasswords(std::string text);
-
 // The command line with secrets replaced by <redacted>: the value of an option named like a
 // secret (`--password X`, `--api-key=X`, `--token X`) and passwords in URLs.
 std::vector<std::string> RedactedArgv(std::vector<std::string> argv);

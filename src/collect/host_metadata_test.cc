@@ -14,16 +14,6 @@ TEST(HostMetadataTest, SecretEnvironmentNames) {
     EXPECT_FALSE(IsSecretEnvName(name)) << name;
 }
 
-// DATABASE_URL=postgres://bob:s3cretpw@db/x was recorded in clear.
-TEST(HostMetadataTest, UrlPasswordsAreRedacted) {
-  EXPECT_EQ(RedactUrlPasswords("postgres://bob:s3cretpw@db/x"), "postgres://bob:<redacted>@db/x");
-  EXPECT_EQ(RedactUrlPasswords("a https://u:p@h:8080/p?q=1 and s3://k:v@b"),
-            "a https://u:<redacted>@h:8080/p?q=1 and s3://k:<redacted>@b");
-  EXPECT_EQ(RedactUrlPasswords("https://user@host/x"), "https://user@host/x");  // no password
-  EXPECT_EQ(RedactUrlPasswords("http://host:8080/a@b"), "http://host:8080/a@b");  // '@' past the authority
-  EXPECT_EQ(RedactUrlPasswords("no url"), "no url");
-}
-
 // `--password hunter2` and `--api-key=sk-live-123` were recorded in the trace's command line.
 TEST(HostMetadataTest, SecretOptionsOnTheCommandLineAreRedacted) {
   const std::vector<std::string> argv = {"python3", "train.py", "--password", "hunter2", "--api-key=sk-live-123",

@@ -50,6 +50,29 @@ TEST(ParameterImportance, ManyNumericValuesAreBinned) {
   EXPECT_LT(imp[1].eta_squared, 0.05);
 }
 
+// A conditional float is binned like any other, its inactive trials one more level: each of
+// its values was a level of its own, and one that did nothing took a third of the shares.
+TEST(ParameterImportance, ConditionalNumbersAreBinnedWithInactiveAsALevel) {
+  std::vector<TrialSummary> trials;
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int n = 0; n < 60; ++n) {
+    const double x = u(rng);
+    std::map<std::string, std::string> p = {{"x", std::to_string(x)}, {"flag", n % 2 ? "on" : "off"}};
+    if (n % 2) p["z"] = std::to_string(u(rng));  // active with flag on; does nothing
+    trials.push_back(Trial(n, p, 10 + 50 * (x - 0.5) * (x - 0.5)));
+  }
+  std::vector<ParameterImportance> imp = ParameterImportances(trials, "latency_ms");
+  ASSERT_EQ(imp.size(), 3u);
+  EXPECT_EQ(imp[0].name, "x");
+  for (const ParameterImportance& p : imp) {
+    if (p.name != "z") continue;
+    EXPECT_EQ(p.levels, 9);  // 8 bins and inactive
+    EXPECT_LT(p.eta_squared, 0.35);
+    EXPECT_LT(p.share, 0.25);
+  }
+}
+
 TEST(ParameterImportance, TooFewTrialsGiveNothing) {
   std::vector<TrialSummary> trials = {Trial(0, {{"a", "1"}}, 1), Trial(1, {{"a", "2"}}, 2)};
   EXPECT_TRUE(ParameterImportances(trials, "latency_ms").empty());

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string_view>
 
+#include "base/url_password.h"
 #include "tune/study_storage.h"
 
 namespace cprof::tune {
@@ -41,6 +42,18 @@ CREATE TABLE IF NOT EXISTS cprof_tune_trials (
 CREATE INDEX IF NOT EXISTS cprof_tune_trials_counted ON cprof_tune_trials (study_id) WHERE state != 'infeasible';
 )sql";
 
+// libpq's messages span lines ("...failed: Connection refused\n\tIs the server running..."): one
+// line, each run of spaces, tabs and newlines one space.
+std::string OneLine(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c != '\n' && c != '\t' && c != ' ') out += c;
+    else if (!out.empty() && out.back() != ' ') out += ' ';
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 struct ResultDeleter {
   void operator()(PGresult* r) const { PQclear(r); }
 };
@@ -54,22 +67,23 @@ class PostgresStorage final : public StudyStorage {
   static StatusOr<std::unique_ptr<StudyStorage>> Open(const std::string& conninfo) {
     PGconn* conn = PQconnectdb(conninfo.c_str());
     if (PQstatus(conn) != CONNECTION_OK) {
-      // libpq's message spans lines ("...failed: Connection refused\n\tIs the server running...").
-      std::string msg;
-      for (char c : std::string_view(PQerrorMessage(conn))) {
-        const bool space = c == '\n' || c == '\t' || c == ' ';
-        if (!space) msg += c;
-        else if (!msg.empty() && msg.back() != ' ') msg += ' ';
-      }
+      const std::string msg = OneLine(PQerrorMessage(conn));
       PQfinish(conn);
-      while (!msg.empty() && msg.back() == ' ') msg.pop_back();
-      return Unavailable("PostgreSQL: cannot connect: {}", msg);
+      return Unavailable("PostgreSQL '{}': cannot connect: {}", RedactUrlPasswords(conninfo), msg);
     }
     auto s = std::make_unique<PostgresStorage>(conn, conninfo);
     PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);  // "relation already exists"
-    // The advisory lock serializes schema creation between workers starting together.
+    // The advisory lock serializes schema creation between workers starting together. Where the
+    // tables and index exist nothing is created: CREATE INDEX IF NOT EXISTS still needs the table's
+    // owner, and a worker role that an administrator granted the tables to was refused ("must be
+    // owner of table cprof_tune_trials").
     RETURN_IF_ERROR(s->Transaction([&]() -> Status {
       RETURN_IF_ERROR(s->Exec("SELECT pg_advisory_xact_lock(7310421)", {}).status());
+      ASSIGN_OR_RETURN(Result have, s->Exec("SELECT to_regclass('cprof_tune_studies') IS NOT NULL AND "
+                                            "to_regclass('cprof_tune_trials') IS NOT NULL AND "
+                                            "to_regclass('cprof_tune_trials_counted') IS NOT NULL",
+                                            {}));
+      if (std::string_view(PQgetvalue(have.get(), 0, 0)) == "t") return Status::Ok();
       return s->Exec(kSchema, {}).status();
     }));
     return std::unique_ptr<StudyStorage>(std::move(s));
@@ -190,9 +204,7 @@ class PostgresStorage final : public StudyStorage {
                                            nullptr, nullptr, 0));
     ExecStatusType st = PQresultStatus(r.get());
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-      std::string msg = PQresultErrorMessage(r.get());
-      while (!msg.empty() && msg.back() == '\n') msg.pop_back();
-      return Internal("PostgreSQL: {}", msg);
+      return Internal("PostgreSQL: {}", OneLine(PQresultErrorMessage(r.get())));
     }
     return r;
   }

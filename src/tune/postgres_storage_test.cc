@@ -7,6 +7,8 @@
 #include <set>
 #include <thread>
 
+#include <libpq-fe.h>
+
 #include "tune/postgres_test_server.h"
 #include "tune/replay_evaluator.h"
 #include "tune/space_file.h"
@@ -203,12 +205,57 @@ TEST_F(PostgresStorageTest, TrialsReopenedAfterAWrongSetupRunOnTheRerun) {
   for (const TrialSummary& t : r->trials) EXPECT_EQ(t.state, TrialState::kComplete) << t.number;
 }
 
+// The usual shared setup: an administrator's role made the tables (the first study) and granted
+// them to a worker role, which does not own them. The worker opens the storage and runs a study;
+// it was refused, as the schema's CREATE INDEX IF NOT EXISTS needs the owner.
+TEST_F(PostgresStorageTest, ARoleGrantedTheTablesUsesThem) {
+  ASSERT_TRUE(OpenStudyStorage(server_->url()).ok());  // the administrator: creates the tables
+  PGconn* admin = PQconnectdb(server_->url().c_str());
+  ASSERT_EQ(PQstatus(admin), CONNECTION_OK) << PQerrorMessage(admin);
+  PGresult* granted = PQexec(admin,
+                             "DROP ROLE IF EXISTS cprof_worker; CREATE ROLE cprof_worker LOGIN; "
+                             "GRANT SELECT, INSERT, UPDATE, DELETE ON cprof_tune_studies, cprof_tune_trials "
+                             "TO cprof_worker; GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO cprof_worker");
+  EXPECT_EQ(PQresultStatus(granted), PGRES_COMMAND_OK) << PQresultErrorMessage(granted);
+  PQclear(granted);
+  PQfinish(admin);
+
+  std::string url = server_->url();
+  url.replace(url.find("user=postgres"), 13, "user=cprof_worker");
+  auto store = OpenStudyStorage(url);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto f = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 9, default: 0}\n", "s.yaml");
+  ASSERT_TRUE(f.ok());
+  struct Square : Evaluator {
+    EvalResult Evaluate(const std::map<std::string, std::string>& p, Rng&) override {
+      EvalResult r;
+      r.state = TrialState::kComplete;
+      r.metrics["t"] = std::stod(p.at("x")) * std::stod(p.at("x"));
+      return r;
+    }
+  } eval;
+  TuneOptions o;
+  o.study_name = "granted";
+  o.budget = 4;
+  o.remeasure_top = 0;
+  auto r = RunStudy(f->space, eval, **store, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->evaluations, 4);
+}
+
 // A server that is not there: one line naming what failed (libpq's message spans two, with a tab).
 TEST(PostgresStorageOpenTest, RefusedConnectionIsOneLine) {
+  // The URL is named, without its password.
+  auto secret = OpenStudyStorage("postgresql://nobody:hunter2@127.0.0.1:1/db");
+  ASSERT_FALSE(secret.ok());
+  EXPECT_EQ(std::string(secret.status().message()).find("hunter2"), std::string::npos) << secret.status().message();
+  EXPECT_NE(std::string(secret.status().message()).find("nobody:<redacted>@127.0.0.1:1/db"), std::string::npos)
+      << secret.status().message();
+
   auto store = OpenStudyStorage("postgresql://nobody@127.0.0.1:1/db");
   ASSERT_FALSE(store.ok());
   const std::string msg(store.status().message());
-  EXPECT_NE(msg.find("PostgreSQL: cannot connect: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("PostgreSQL 'postgresql://nobody@127.0.0.1:1/db': cannot connect: "), std::string::npos) << msg;
   EXPECT_NE(msg.find("127.0.0.1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("refused"), std::string::npos) << msg;
   EXPECT_EQ(msg.find_first_of("\n\t"), std::string::npos) << msg;
