@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <exception>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "cli/cli_common.h"
 #include "cli/commands.h"
 
@@ -38,6 +41,20 @@ int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostrea
       }
       app.exit(e, out, err);
       return static_cast<int>(ExitCode::kOk);
+    }
+    // A word before `--` (`cann-auto-tune tune --space s -- ./bench {x}`: tune is implied) became
+    // the command, and the real one after `--` was "not expected", listed backwards.
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) && std::find(args.begin(), args.end(), "--") != args.end()) {
+      for (const CLI::App* sub : app.get_subcommands()) {
+        const CLI::Option* command = sub->get_option_no_throw("command");
+        if (command == nullptr || command->count() == 0) continue;
+        std::vector<std::string> words;
+        for (const std::string& w : command->results()) words.push_back("'" + w + "'");
+        err << fmt::format("cann-profiler: error: unexpected {} {} before `--`: options go before `--`, the command to "
+                           "run after it (see --help)\n",
+                           words.size() == 1 ? "word" : "words", fmt::join(words, " "));
+        return static_cast<int>(ExitCode::kBadInput);
+      }
     }
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');

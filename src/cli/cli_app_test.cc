@@ -118,5 +118,16 @@ TEST(CliAppTest, CannAutoTuneHelpNamesItself) {
   EXPECT_NE(out2.str().find("Usage: cann-profiler tune [OPTIONS]"), std::string::npos) << out2.str();
 }
 
+// A stray word before `--` names itself: `cann-auto-tune tune ... -- ./x a b` (tune is implied)
+// said "The following arguments were not expected: b a ./x", the real command listed backwards.
+TEST(CliAppTest, AStrayWordBeforeTheCommandIsNamed) {
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCli({"tune", "--storage", "memory", "--", "./x", "a", "b"}, out, err, "cann-auto-tune"), 2);
+  EXPECT_NE(err.str().find("unexpected word 'tune' before `--`"), std::string::npos) << err.str();
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunCli({"tune", "foo", "bar", "--storage", "memory", "--", "./x"}, out2, err2), 2);
+  EXPECT_NE(err2.str().find("unexpected words 'foo' 'bar' before `--`"), std::string::npos) << err2.str();
+}
+
 }  // namespace
 }  // namespace cprof::cli

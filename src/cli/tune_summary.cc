@@ -302,6 +302,7 @@ ProgressFn TuneProgressPrinter(std::ostream& err, const std::vector<ObjectiveSpe
           what += fmt::format("{}{}={}", what.empty() ? "" : " ", obj.name, FormatValueText(it->second));
       if (what.empty() && !t.metrics.empty())
         what = t.metrics.begin()->first + "=" + FormatValueText(t.metrics.begin()->second);
+      if (!t.reason.empty()) what += " (" + t.reason + ")";  // "raced out after 2 of 3 repeats"
     } else {
       what = std::string(TrialStateName(t.state)) + (t.reason.empty() ? "" : ": " + t.reason);
     }
