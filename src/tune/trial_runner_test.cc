@@ -131,11 +131,17 @@ TEST(TrialRunnerTest, TimeoutKillsTheWholeProcessGroup) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(TrialRunnerTest, ShellModeQuotesValues) {
+// One --shell command line.
+EvalResult RunShell(const std::string& text, std::map<std::string, std::string> params) {
   CommandSpec spec;
   spec.shell = true;
-  spec.argv = {"n={threads}; f={fmt}; echo \"{{\\\"n\\\": $n, \\\"len\\\": ${{#f}}}}\""};
-  EvalResult r = RunSpec(spec, {{"threads", "2"}, {"fmt", "channels last"}});
+  spec.argv = {text};
+  return RunSpec(std::move(spec), std::move(params));
+}
+
+TEST(TrialRunnerTest, ShellModeQuotesValues) {
+  EvalResult r = RunShell("n={threads}; f={fmt}; echo \"{{\\\"n\\\": $n, \\\"len\\\": ${{#f}}}}\"",
+                          {{"threads", "2"}, {"fmt", "channels last"}});
   ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
   EXPECT_EQ(r.metrics.at("n"), 2);
   EXPECT_EQ(r.metrics.at("len"), 13);
@@ -161,10 +167,8 @@ TEST(TrialRunnerTest, ShellModeRefusesPlaceholdersInsideQuotes) {
   for (const char* fine : {"echo n={threads} {fmt}", "echo \"{{}}\" {fmt}", "echo \"$(echo {fmt})\""})
     EXPECT_TRUE(create(fine).ok()) << fine << ": " << create(fine).message();
   // Written bare, a value that would run a command of its own stays one word.
-  CommandSpec spec;
-  spec.shell = true;
-  spec.argv = {"echo \"{{\\\"n\\\": 0}}\"; echo {fmt}"};
-  EvalResult r = RunSpec(spec, {{"threads", "1"}, {"fmt", "x; echo '{\"n\": 99}'"}});
+  EvalResult r =
+      RunShell("echo \"{{\\\"n\\\": 0}}\"; echo {fmt}", {{"threads", "1"}, {"fmt", "x; echo '{\"n\": 99}'"}});
   ASSERT_EQ(r.state, TrialState::kComplete) << r.reason;
   EXPECT_EQ(r.metrics.at("n"), 0);
 }
