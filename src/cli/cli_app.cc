@@ -15,6 +15,8 @@ namespace cprof::cli {
 int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostream& err, std::string_view program) {
   // Installed under another name, the program is that subcommand: cann-auto-tune = tune.
   const bool auto_tune = program == "cann-auto-tune";
+  // Errors name the program the user ran.
+  const std::string_view name = auto_tune ? program : std::string_view("cann-profiler");
   std::vector<std::string> args = given;
   if (auto_tune) args.insert(args.begin(), "tune");
   CLI::App app("cann-profiler: a performance profiler, advisor and tuner for AI workloads.\n"
@@ -50,22 +52,22 @@ int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostrea
         if (command == nullptr || command->count() == 0) continue;
         std::vector<std::string> words;
         for (const std::string& w : command->results()) words.push_back("'" + w + "'");
-        err << fmt::format("cann-profiler: error: unexpected {} {} before `--`: options go before `--`, the command to "
+        err << fmt::format("{}: error: unexpected {} {} before `--`: options go before `--`, the command to "
                            "run after it (see --help)\n",
-                           words.size() == 1 ? "word" : "words", fmt::join(words, " "));
+                           name, words.size() == 1 ? "word" : "words", fmt::join(words, " "));
         return static_cast<int>(ExitCode::kBadInput);
       }
     }
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    err << "cann-profiler: error: " << what << " (see --help)\n";
+    err << name << ": error: " << what << " (see --help)\n";
     return static_cast<int>(ExitCode::kBadInput);
   }
 
   CommandContext ctx{out, err};
   StatusOr<ImportOptions> import = ResolveImportFlags(import_flags);
   if (!import.ok()) {
-    err << FormatError(import.status()) << "\n";
+    err << FormatError(import.status(), name) << "\n";
     return static_cast<int>(ExitCodeFor(import.status().code()));
   }
   ctx.import = *import;
@@ -74,16 +76,16 @@ int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostrea
     try {
       CommandResult result = cmd.run(ctx);
       if (!result.ok()) {
-        err << FormatError(result.status()) << "\n";
+        err << FormatError(result.status(), name) << "\n";
         return static_cast<int>(ExitCodeFor(result.status().code()));
       }
       return static_cast<int>(*result);
     } catch (const std::exception& e) {
-      err << "cann-profiler: internal error: " << e.what() << "\n";
+      err << name << ": internal error: " << e.what() << "\n";
       return static_cast<int>(ExitCode::kInternal);
     }
   }
-  err << "cann-profiler: error: no command given (see --help)\n";
+  err << name << ": error: no command given (see --help)\n";
   return static_cast<int>(ExitCode::kBadInput);
 }
 

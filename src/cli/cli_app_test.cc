@@ -123,10 +123,12 @@ TEST(CliAppTest, CannAutoTuneHelpNamesItself) {
 TEST(CliAppTest, AStrayWordBeforeTheCommandIsNamed) {
   std::ostringstream out, err;
   EXPECT_EQ(RunCli({"tune", "--storage", "memory", "--", "./x", "a", "b"}, out, err, "cann-auto-tune"), 2);
-  EXPECT_NE(err.str().find("unexpected word 'tune' before `--`"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("cann-auto-tune: error: unexpected word 'tune' before `--`"), std::string::npos)
+      << err.str();
   std::ostringstream out2, err2;
   EXPECT_EQ(RunCli({"tune", "foo", "bar", "--storage", "memory", "--", "./x"}, out2, err2), 2);
-  EXPECT_NE(err2.str().find("unexpected words 'foo' 'bar' before `--`"), std::string::npos) << err2.str();
+  EXPECT_NE(err2.str().find("cann-profiler: error: unexpected words 'foo' 'bar' before `--`"), std::string::npos)
+      << err2.str();
 }
 
 }  // namespace

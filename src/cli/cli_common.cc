@@ -125,11 +125,11 @@ std::string DumpJson(const nlohmann::ordered_json& doc) {
   return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-std::string FormatError(const Status& status) {
+std::string FormatError(const Status& status, std::string_view program) {
   std::string msg = status.message();
   std::replace(msg.begin(), msg.end(), '\n', ' ');
   std::replace(msg.begin(), msg.end(), '\r', ' ');
-  return "cann-profiler: error: " + msg;
+  return std::string(program) + ": error: " + msg;
 }
 
 namespace {

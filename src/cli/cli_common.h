@@ -98,8 +98,9 @@ nlohmann::ordered_json NewJsonDocument(std::string_view kind);
 // invalid UTF-8), newline at the end.
 std::string DumpJson(const nlohmann::ordered_json& doc);
 
-// A one-line error for the terminal: "cann-profiler: error: <message>" (newlines flattened).
-std::string FormatError(const Status& status);
+// A one-line error for the terminal: "cann-profiler: error: <message>" (newlines flattened);
+// `program` is the name the user ran (cann-auto-tune).
+std::string FormatError(const Status& status, std::string_view program = "cann-profiler");
 
 }  // namespace cprof::cli
 
