@@ -106,11 +106,11 @@ Status CheckOutputWritable(const std::string& path, std::string_view option) {
 // The chosen configuration as runtime_adjustment.yaml (the schema recommend-runtime writes), to
 // --runtime_adjustment, default runtime_adjustment.yaml when the study started from a diagnosis.
 // `guided`: the values the guided start gave (parameter -> value as text); where the study chose
-// otherwise, the reason says that the finding's fix measured worse.
+// otherwise, the reason says what became of the finding's fix (`fix_outcome`, FixOutcome).
 Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, std::string>& params,
                          const std::optional<DiagnosisGuidance>& guidance,
-                         const std::map<std::string, std::string>& guided, const std::string& result,
-                         CommandContext& ctx, bool default_kept) {
+                         const std::map<std::string, std::string>& guided, const std::string& fix_outcome,
+                         const std::string& result, CommandContext& ctx) {
   std::string device = "cpu", trace;
   uint64_t hash = 0;
   if (!o.from_diagnosis.empty()) {
@@ -123,8 +123,7 @@ Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, st
   for (const auto& [param, value] : guided) {
     auto chosen = params.find(param);
     if (chosen != params.end() && chosen->second != value && why.count(param))
-      why[param] += default_kept ? fmt::format("; its fix {}={} measured no better than the default", param, value)
-                                 : fmt::format("; its fix {}={} measured worse", param, value);
+      why[param] += fmt::format("; its fix {}={} {}", param, value, fix_outcome);
   }
   RuntimeAdjustment a = RuntimeAdjustmentFromTuned(params, why, device, result);
   a.trace = trace;
@@ -348,12 +347,14 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   topt.default_first = !o.no_default;
   std::string guided_text;
   std::map<std::string, std::string> guided_values;
+  std::map<std::string, std::string> guided_params;  // the guided start's whole configuration
   if (guidance) {
     // The guided start: the values the space's `fixes:` give for the diagnosed categories.
     if (std::optional<GuidedStart> start = GuidedStartFor(space, space_file.fixes, *guidance)) {
       StatusOr<Config> c = space.FromValues(start->values);
       if (c.ok() && space.Feasible(*c)) {
         topt.start_configs.push_back(*c);
+        guided_params = space.Named(*c);
         std::string text;
         for (const auto& [param, why] : start->why) {
           const std::string value = FormatValue(start->values.at(param));
@@ -440,6 +441,21 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     RETURN_IF_ERROR(WriteOutput(out, TuningReportHtml(TuningReportFrom(r, command_text, guided_text)), ctx));
     if (!o.quiet) ctx.err << "tuning report written to " << o.report << "\n";
   }
+  // What became of the guided start's trial, for the reasons of the values it did not set: it
+  // failed (9 of 10 trials failed on a PyTorch without torch.compile, and the file said the fix
+  // "measured worse"), tied, or measured worse than the one chosen.
+  auto fix_outcome = [&](bool default_kept) -> std::string {
+    auto it = std::find_if(r.trials.begin(), r.trials.end(),
+                           [&](const TrialSummary& t) { return !guided_params.empty() && t.params == guided_params; });
+    if (it == r.trials.end()) return "was not measured";
+    if (it->state == TrialState::kFailed) return "failed (" + it->reason + ")";
+    if (it->state != TrialState::kComplete) return "was not measured";
+    const auto mine = it->metrics.find(objective_name);
+    const auto best = r.trials[*r.best].metrics.find(objective_name);
+    if (mine != it->metrics.end() && best != r.trials[*r.best].metrics.end() && mine->second == best->second)
+      return "measured the same as the configuration chosen";
+    return default_kept ? "measured no better than the default" : "measured worse than the configuration chosen";
+  };
   if (r.best && (guidance || !o.runtime_adjustment.empty())) {
     // A best that the re-measurement cannot tell from the default changes nothing worth setting:
     // the default's values are written, each saying so.
@@ -449,7 +465,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
                                      improvement ? fmt::format(", {:+.1f}% vs the default", 100 * *improvement) : "");
     if (keep_default) result += "; within the noise of the default (the intervals overlap): the default is kept";
     RETURN_IF_ERROR(WriteTunedRuntime(o, r.trials[keep_default ? *r.default_trial : *r.best].params, guidance,
-                                      guided_values, result, ctx, keep_default));
+                                      guided_values, fix_outcome(keep_default), result, ctx));
   }
   return r.best ? ExitCode::kOk : ExitCode::kVerdictFailed;
 }

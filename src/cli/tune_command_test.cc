@@ -317,8 +317,20 @@ TEST(TuneCommandTest, RuntimeAdjustmentSaysWhenTheFindingsFixMeasuredWorse) {
   std::ifstream in(yaml);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("tuned because of device_idle"), std::string::npos) << text;
-  EXPECT_NE(text.find("its fix x=3 measured worse"), std::string::npos) << text;
+  EXPECT_NE(text.find("its fix x=3 measured worse than the configuration chosen"), std::string::npos) << text;
   EXPECT_EQ(text.find("suggested by"), std::string::npos) << text;
+
+  // A fix whose trial failed says so: it was not measured at all (a PyTorch without torch.compile
+  // failed the guided start, and the file said the fix "measured worse").
+  const std::string failed_yaml = (dir / "failed.yaml").string();
+  r = Tune({"--space", space, "--from_diagnosis", report, "--runtime_adjustment", failed_yaml, "--budget", "6",
+            "--storage", "memory", "--seed", "1", "--quiet", "--", "/bin/sh", "-c",
+            "if [ $1 = 3 ]; then echo no such mode >&2; exit 1; fi; echo \"{{\\\"ms\\\": $(( $1 * 10 + $2 + 1 ))}}\"",
+            "sh", "{x}", "{y}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream failed_in(failed_yaml);
+  const std::string failed((std::istreambuf_iterator<char>(failed_in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(failed.find("its fix x=3 failed (exit code 1"), std::string::npos) << failed;
 }
 
 // recommend-runtime and tune --from_diagnosis both default to runtime_adjustment.yaml in the

@@ -34,24 +34,47 @@ struct Knob {
   std::optional<Value> fix;  // the value that addresses the finding, when one is standard
 };
 
+// What the report says of the traced run: its device, and one finding's metrics.
+struct ReportFacts {
+  std::string device;                      // the report's `device`: cpu, gpu, npu
+  std::map<std::string, double> metrics;   // the finding's metrics by name
+};
+
 // The knobs a category suggests; the first value (or the given default) is today's behaviour.
-std::vector<Knob> KnobsFor(const std::string& category) {
+std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts) {
   if (category == "layout_conversion")
     return {{Categorical("memory_format", {"contiguous_format", "channels_last"}), Value{"channels_last"}}};
   if (category == "thread_oversubscription") {
-    const int64_t cores = std::max<int64_t>(1, std::thread::hardware_concurrency());
-    std::vector<Value> threads;
-    for (int64_t n = 1; n < cores; n *= 2) threads.emplace_back(n);
-    threads.emplace_back(cores);
+    // The traced run's cores and pool size when the finding has them (its default is what the
+    // run used, 8 threads on 2 cores: the space was [1, 2], default 2, and the 8 the program ran
+    // with was never measured); else this machine's cores.
+    auto metric = [&](const char* name) -> int64_t {
+      auto it = facts.metrics.find(name);
+      return it != facts.metrics.end() && it->second >= 1 ? static_cast<int64_t>(it->second) : 0;
+    };
+    const int64_t cores = metric("cpu_cores") ? metric("cpu_cores")
+                                              : std::max<int64_t>(1, std::thread::hardware_concurrency());
+    std::vector<int64_t> counts;
+    for (int64_t n = 1; n < cores; n *= 2) counts.push_back(n);
+    counts.push_back(cores);
     // Fewer threads than cores leaves room for the busy threads outside the pool.
     std::optional<Value> fewer;
-    if (threads.size() > 1) fewer = threads[threads.size() - 2];
-    return {{Ordinal("num_threads", threads, cores), fewer}};
+    if (counts.size() > 1) fewer = Value{counts[counts.size() - 2]};
+    const int64_t traced = metric("torch_intra_op_threads");
+    if (traced && std::find(counts.begin(), counts.end(), traced) == counts.end()) counts.push_back(traced);
+    std::sort(counts.begin(), counts.end());
+    std::vector<Value> threads(counts.begin(), counts.end());
+    return {{Ordinal("num_threads", threads, traced ? traced : cores), fewer ? fewer : Value{cores}}};
   }
-  if (category == "memory_churn" || category == "memory_fragmentation" || category == "env_config")
+  if (category == "memory_churn" || category == "memory_fragmentation" || category == "env_config") {
+    // PYTORCH_CUDA_ALLOC_CONF and its kin do nothing to a CPU run, whose churn is glibc's: its fix
+    // is environment settings (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_) that
+    // recommend-runtime writes, not a knob to search.
+    if (facts.device == "cpu") return {};
     return {{Categorical("alloc_conf", {"", "expandable_segments:True", "max_split_size_mb:128",
                                         "garbage_collection_threshold:0.8"}),
              Value{"expandable_segments:True"}}};
+  }
   if (category == "launch_overhead" || category == "fusion_candidate")
     return {{Categorical("compile_mode", {"none", "default", "reduce-overhead", "max-autotune"}),
              Value{"default"}}};
@@ -65,8 +88,8 @@ std::vector<Knob> KnobsFor(const std::string& category) {
     // A symptom: the device waits for the host, to feed it input or to launch its work. Both
     // remedies are searched, neither is a starting point (the specific rules, dataloader, host_gap
     // and launch_overhead, give one when they fire).
-    std::vector<Knob> knobs = KnobsFor("dataloader");
-    knobs.push_back(KnobsFor("launch_overhead").front());
+    std::vector<Knob> knobs = KnobsFor("dataloader", facts);
+    knobs.push_back(KnobsFor("launch_overhead", facts).front());
     for (Knob& k : knobs) k.fix.reset();
     return knobs;
   }
@@ -101,7 +124,14 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
       const std::string category = f["category"].as<std::string>();
       const std::string title = f["title"] ? f["title"].as<std::string>() : category;
       findings.push_back({category, confidence, title});
-      for (Knob& k : KnobsFor(category)) {
+      ReportFacts facts{.device = root["device"] && root["device"].IsScalar() ? root["device"].as<std::string>() : ""};
+      const YAML::Node evidence = f["evidence"];
+      const YAML::Node metrics = evidence && evidence.IsMap() ? evidence["metrics"] : YAML::Node();
+      if (metrics && metrics.IsSequence())
+        for (const YAML::Node& m : metrics)
+          if (m.IsMap() && m["name"] && m["value"] && m["value"].IsScalar())
+            facts.metrics[m["name"].as<std::string>()] = m["value"].as<double>();
+      for (Knob& k : KnobsFor(category, facts)) {
         if (k.fix && !g_fixes[category].count(k.param.name)) g_fixes[category][k.param.name] = *k.fix;
         Parameter& p = k.param;
         auto it = std::find_if(knobs.begin(), knobs.end(), [&](const Suggested& s) { return s.param.name == p.name; });
@@ -125,7 +155,8 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
       found += fmt::format("{}{} ({:.2f})", found.empty() ? "" : ", ", f.category, f.confidence);
     return Unavailable(
         "--from_diagnosis {}: {}; knobs come from layout_conversion, thread_oversubscription, memory_churn, "
-        "memory_fragmentation, env_config, launch_overhead, fusion_candidate, dataloader, host_gap, "
+        "memory_fragmentation and env_config (on a GPU or NPU; a CPU run's allocator settings are environment "
+        "variables that `recommend-runtime` writes), launch_overhead, fusion_candidate, dataloader, host_gap, "
         "device_idle and affinity_api findings: give the space with --space",
         source,
         found.empty() ? fmt::format("no finding has confidence >= {}", kMinGuidanceConfidence)

@@ -12,7 +12,10 @@
 // finding's `category` and `confidence`. Findings below kMinGuidanceConfidence are ignored (a weak
 // finding should not steer a study); a knob suggested by several findings appears once, its `why`
 // naming the most confident one. Each knob's default is today's behaviour, so the first trial is
-// the baseline. kNotFound when the file cannot be opened; kInvalidInput for a malformed report;
+// the baseline: num_threads defaults to the intra-op pool the traced run used (the finding's
+// torch_intra_op_threads), among powers of two up to its cpu_cores. Memory findings of a CPU
+// report (`device: cpu`) suggest no knob: glibc's settings are recommend-runtime's, and
+// PYTORCH_CUDA_ALLOC_CONF does nothing there. kNotFound when the file cannot be opened; kInvalidInput for a malformed report;
 // kUnavailable when no finding maps to a tunable knob (then give --space).
 #pragma once
 

@@ -114,6 +114,39 @@ TEST(DiagnosisGuidanceTest, GuidedStartInTheUsersOwnSpace) {
   EXPECT_FALSE(GuidedStartFor(*space, {{"gc", {{"fmt", Value{"channels_last"}}}}}, *g).has_value());
 }
 
+// The traced run's facts shape the knobs: num_threads starts at the pool the run used (8 on 2
+// cores: the space was [1, 2] with default 2, and the 8 the program ran with was never measured),
+// and a CPU run's memory churn suggests no CUDA allocator setting (it tuned
+// PYTORCH_CUDA_ALLOC_CONF for a CPU run and wrote it down; glibc's settings are
+// recommend-runtime's).
+TEST(DiagnosisGuidanceTest, TheTracedRunsFactsShapeTheKnobs) {
+  constexpr const char* kOversubscribed = R"(device: cpu
+findings:
+  - category: thread_oversubscription
+    title: "4.8 busy threads compete for 2 cores"
+    confidence: 0.86
+    evidence:
+      metrics:
+        - {name: cpu_cores, value: 2, unit: count}
+        - {name: torch_intra_op_threads, value: 8, unit: count}
+)";
+  StatusOr<DiagnosisGuidance> g = ParseDiagnosisGuidance(kOversubscribed, "o.yaml");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  ASSERT_EQ(g->space.params.size(), 1u);
+  const Parameter& threads = g->space.params[0];
+  EXPECT_EQ(threads.values, (std::vector<Value>{Value{int64_t{1}}, Value{int64_t{2}}, Value{int64_t{8}}}));
+  EXPECT_EQ(g->start.at("num_threads"), Value{int64_t{8}});
+  EXPECT_EQ(g->fixes.at("thread_oversubscription").at("num_threads"), Value{int64_t{1}});
+
+  const std::string churn = "findings:\n  - {category: memory_churn, confidence: 0.9, title: churn}\n";
+  const Status cpu = ParseDiagnosisGuidance("device: cpu\n" + churn, "c.yaml").status();
+  EXPECT_EQ(cpu.code(), StatusCode::kUnavailable);
+  EXPECT_NE(cpu.message().find("recommend-runtime"), std::string::npos) << cpu.message();
+  StatusOr<DiagnosisGuidance> gpu = ParseDiagnosisGuidance("device: gpu\n" + churn, "g.yaml");
+  ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+  EXPECT_EQ(gpu->space.params[0].name, "alloc_conf");
+}
+
 TEST(DiagnosisGuidanceTest, NothingTunableOrBadInput) {
   EXPECT_EQ(ParseDiagnosisGuidance("findings:\n  - {category: tail_latency, confidence: 0.9}\n", "t.yaml").status().code(),
             StatusCode::kUnavailable);
