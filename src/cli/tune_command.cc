@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <utility>
 #include <nlohmann/json.hpp>
 
@@ -106,11 +107,13 @@ Status CheckOutputWritable(const std::string& path, std::string_view option) {
 // The chosen configuration as runtime_adjustment.yaml (the schema recommend-runtime writes), to
 // --runtime_adjustment, default runtime_adjustment.yaml when the study started from a diagnosis.
 // `guided`: the values the guided start gave (parameter -> value as text); where the study chose
-// otherwise, the reason says what became of the finding's fix (`fix_outcome`, FixOutcome).
+// otherwise, the reason says what became of the finding's fix (`fix_outcome` of the parameter:
+// "failed (...)", "measured worse than the configuration chosen", ...).
 Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, std::string>& params,
                          const std::optional<DiagnosisGuidance>& guidance,
-                         const std::map<std::string, std::string>& guided, const std::string& fix_outcome,
-                         const std::string& result, CommandContext& ctx) {
+                         const std::map<std::string, std::string>& guided,
+                         const std::function<std::string(const std::string&)>& fix_outcome, const std::string& result,
+                         CommandContext& ctx) {
   std::string device = "cpu", trace;
   uint64_t hash = 0;
   if (!o.from_diagnosis.empty()) {
@@ -123,7 +126,7 @@ Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, st
   for (const auto& [param, value] : guided) {
     auto chosen = params.find(param);
     if (chosen != params.end() && chosen->second != value && why.count(param))
-      why[param] += fmt::format("; its fix {}={} {}", param, value, fix_outcome);
+      why[param] += fmt::format("; its fix {}={} {}", param, value, fix_outcome(param));
   }
   RuntimeAdjustment a = RuntimeAdjustmentFromTuned(params, why, device, result);
   a.trace = trace;
@@ -346,28 +349,33 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   topt.seed = o.seed;
   topt.default_first = !o.no_default;
   std::string guided_text;
-  std::map<std::string, std::string> guided_values;
-  std::map<std::string, std::string> guided_params;  // the guided start's whole configuration
+  std::map<std::string, std::string> guided_values;  // parameter -> the fix's value
+  // parameter -> the whole configuration of the guided start that set it (to find its trial)
+  std::map<std::string, std::map<std::string, std::string>> guided_params;
   if (guidance) {
-    // The guided start: the values the space's `fixes:` give for the diagnosed categories.
-    if (std::optional<GuidedStart> start = GuidedStartFor(space, space_file.fixes, *guidance)) {
-      StatusOr<Config> c = space.FromValues(start->values);
-      if (c.ok() && space.Feasible(*c)) {
-        topt.start_configs.push_back(*c);
-        guided_params = space.Named(*c);
-        std::string text;
-        for (const auto& [param, why] : start->why) {
-          const std::string value = FormatValue(start->values.at(param));
-          text += fmt::format("{}{}={} ({})", text.empty() ? "" : ", ", param, value, why);
-          guidance->why[param] = why;
-          guided_values[param] = value;
-        }
-        guided_text = text;
-        if (!o.quiet) ctx.err << "guided start from " << o.from_diagnosis << ": " << text << "\n";
-      } else if (!o.quiet) {
-        ctx.err << "guided start from " << o.from_diagnosis << " is not a legal configuration of the space; not used\n";
+    // The guided starts: per finding, the values the space's `fixes:` give for its category.
+    const std::vector<GuidedStart> starts = GuidedStartsFor(space, space_file.fixes, *guidance);
+    for (const GuidedStart& start : starts) {
+      StatusOr<Config> c = space.FromValues(start.values);
+      std::string text;
+      for (const auto& [param, why] : start.why)
+        text += fmt::format("{}{}={} ({})", text.empty() ? "" : ", ", param, FormatValue(start.values.at(param)), why);
+      if (!c.ok() || !space.Feasible(*c)) {
+        if (!o.quiet)
+          ctx.err << "guided start " << text << " is not a legal configuration of the space; not used\n";
+        continue;
       }
-    } else if (!o.quiet) {
+      topt.start_configs.push_back(*c);
+      for (const auto& [param, why] : start.why) {
+        if (guided_values.count(param)) continue;  // the first finding's fix names it
+        guidance->why[param] = why;
+        guided_values[param] = FormatValue(start.values.at(param));
+        guided_params[param] = space.Named(*c);
+      }
+      guided_text += (guided_text.empty() ? "" : "; ") + text;
+      if (!o.quiet) ctx.err << "guided start from " << o.from_diagnosis << ": " << text << "\n";
+    }
+    if (starts.empty() && !o.quiet) {
       // Without a word the study looked guided and was not: say how a space declares a fix.
       std::string categories;
       for (const GuidanceFinding& f : guidance->findings)
@@ -444,9 +452,11 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   // What became of the guided start's trial, for the reasons of the values it did not set: it
   // failed (9 of 10 trials failed on a PyTorch without torch.compile, and the file said the fix
   // "measured worse"), tied, or measured worse than the one chosen.
-  auto fix_outcome = [&](bool default_kept) -> std::string {
+  auto fix_outcome = [&](const std::string& param, bool default_kept) -> std::string {
+    const auto start = guided_params.find(param);
+    if (start == guided_params.end()) return "was not measured";
     auto it = std::find_if(r.trials.begin(), r.trials.end(),
-                           [&](const TrialSummary& t) { return !guided_params.empty() && t.params == guided_params; });
+                           [&](const TrialSummary& t) { return t.params == start->second; });
     if (it == r.trials.end()) return "was not measured";
     if (it->state == TrialState::kFailed) return "failed (" + it->reason + ")";
     if (it->state != TrialState::kComplete) return "was not measured";
@@ -465,7 +475,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
                                      improvement ? fmt::format(", {:+.1f}% vs the default", 100 * *improvement) : "");
     if (keep_default) result += "; within the noise of the default (the intervals overlap): the default is kept";
     RETURN_IF_ERROR(WriteTunedRuntime(o, r.trials[keep_default ? *r.default_trial : *r.best].params, guidance,
-                                      guided_values, fix_outcome(keep_default), result, ctx));
+                                      guided_values, [&](const std::string& p) { return fix_outcome(p, keep_default); },
+                                      result, ctx));
   }
   return r.best ? ExitCode::kOk : ExitCode::kVerdictFailed;
 }

@@ -173,23 +173,29 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
   return g;
 }
 
-std::optional<GuidedStart> GuidedStartFor(const SearchSpace& space,
-                                          const std::map<std::string, std::map<std::string, Value>>& fixes,
-                                          const DiagnosisGuidance& guidance) {
-  GuidedStart g;
+std::vector<GuidedStart> GuidedStartsFor(const SearchSpace& space,
+                                         const std::map<std::string, std::map<std::string, Value>>& fixes,
+                                         const DiagnosisGuidance& guidance) {
+  std::vector<GuidedStart> starts;
   for (const GuidanceFinding& f : guidance.findings) {
     auto it = fixes.find(f.category);
     if (it == fixes.end()) continue;
+    GuidedStart g;
     for (const auto& [param, value] : it->second) {
-      if (!space.IndexOf(param) || g.values.count(param)) continue;
+      if (!space.IndexOf(param)) continue;
       g.values[param] = value;
       g.why[param] = f.category + ": " + f.title;
     }
+    if (g.values.empty()) continue;
+    for (const Parameter& p : space.params())
+      if (!g.values.count(p.name) && p.default_value) g.values[p.name] = *p.default_value;
+    const bool seen = std::any_of(starts.begin(), starts.end(), [&](const GuidedStart& s) {
+      return std::equal(s.values.begin(), s.values.end(), g.values.begin(), g.values.end(),
+                        [](const auto& a, const auto& b) { return a.first == b.first && ValuesEqual(a.second, b.second); });
+    });
+    if (!seen) starts.push_back(std::move(g));
   }
-  if (g.values.empty()) return std::nullopt;
-  for (const Parameter& p : space.params())
-    if (!g.values.count(p.name) && p.default_value) g.values[p.name] = *p.default_value;
-  return g;
+  return starts;
 }
 
 StatusOr<DiagnosisGuidance> LoadDiagnosisGuidance(const std::string& report_path, bool require_knobs) {

@@ -47,17 +47,19 @@ struct DiagnosisGuidance {
   std::map<std::string, std::map<std::string, Value>> fixes;
 };
 
-// The guided start in a user's own space: for each finding (in report order), the parameters whose
-// `fixes:` name its category take the value given there (the first finding to name a parameter
-// wins); every other parameter keeps its default. `why` gets "category: title" per parameter set.
-// nullopt when no finding names a parameter of the space.
+// The guided starts in a space: one per finding (in report order) whose category the space's
+// `fixes:` name, in which those parameters take the value given there and every other parameter
+// keeps its default; `why` gets "category: title" per parameter set. One configuration per
+// finding, so that a fix that fails (torch.compile on PyTorch 1.13) does not take the others with
+// it. Findings whose fixes give the same configuration are tried once. Empty when no finding
+// names a parameter of the space.
 struct GuidedStart {
   std::map<std::string, Value> values;
   std::map<std::string, std::string> why;
 };
-std::optional<GuidedStart> GuidedStartFor(const SearchSpace& space,
-                                          const std::map<std::string, std::map<std::string, Value>>& fixes,
-                                          const DiagnosisGuidance& guidance);
+std::vector<GuidedStart> GuidedStartsFor(const SearchSpace& space,
+                                         const std::map<std::string, std::map<std::string, Value>>& fixes,
+                                         const DiagnosisGuidance& guidance);
 
 // `require_knobs`: kUnavailable when no finding maps to a generic knob (pass false when the user
 // gives their own space, whose `fixes:` may still name the findings' categories).

@@ -105,13 +105,32 @@ TEST(DiagnosisGuidanceTest, GuidedStartInTheUsersOwnSpace) {
   const std::map<std::string, std::map<std::string, Value>> fixes = {
       {"layout_conversion", {{"fmt", Value{"channels_last"}}}},
       {"thread_oversubscription", {{"threads", Value{int64_t{2}}}}}};
-  std::optional<GuidedStart> start = GuidedStartFor(*space, fixes, *g);
-  ASSERT_TRUE(start.has_value());
-  EXPECT_EQ(start->values.at("fmt"), Value{"channels_last"});
-  EXPECT_EQ(start->values.at("threads"), Value{int64_t{1}});  // its finding is below the cut: default
-  EXPECT_EQ(start->why.at("fmt"), "layout_conversion: copies");
-  EXPECT_EQ(start->why.count("threads"), 0u);
-  EXPECT_FALSE(GuidedStartFor(*space, {{"gc", {{"fmt", Value{"channels_last"}}}}}, *g).has_value());
+  std::vector<GuidedStart> starts = GuidedStartsFor(*space, fixes, *g);
+  ASSERT_EQ(starts.size(), 1u);
+  const GuidedStart& start = starts[0];
+  EXPECT_EQ(start.values.at("fmt"), Value{"channels_last"});
+  EXPECT_EQ(start.values.at("threads"), Value{int64_t{1}});  // its finding is below the cut: default
+  EXPECT_EQ(start.why.at("fmt"), "layout_conversion: copies");
+  EXPECT_EQ(start.why.count("threads"), 0u);
+  EXPECT_TRUE(GuidedStartsFor(*space, {{"gc", {{"fmt", Value{"channels_last"}}}}}, *g).empty());
+
+  // Two findings with fixes: one configuration each, in report order, the other knob at its
+  // default; a third whose fix repeats one of them is not tried twice.
+  StatusOr<DiagnosisGuidance> two = ParseDiagnosisGuidance(
+      "findings:\n  - {category: layout_conversion, confidence: 0.8, title: copies}\n"
+      "  - {category: thread_oversubscription, confidence: 0.7, title: busy}\n"
+      "  - {category: memory_churn, confidence: 0.6, title: churn}\n",
+      "r.yaml", /*require_knobs=*/false);
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  std::map<std::string, std::map<std::string, Value>> three = fixes;
+  three["memory_churn"] = {{"fmt", Value{"channels_last"}}};
+  starts = GuidedStartsFor(*space, three, *two);
+  ASSERT_EQ(starts.size(), 2u);
+  EXPECT_EQ(starts[0].values.at("fmt"), Value{"channels_last"});
+  EXPECT_EQ(starts[0].values.at("threads"), Value{int64_t{1}});
+  EXPECT_EQ(starts[1].values.at("fmt"), Value{"mixed"});
+  EXPECT_EQ(starts[1].values.at("threads"), Value{int64_t{2}});
+  EXPECT_EQ(starts[1].why.at("threads"), "thread_oversubscription: busy");
 }
 
 // The traced run's facts shape the knobs: num_threads starts at the pool the run used (8 on 2
