@@ -127,45 +127,43 @@ TEST(TraceCommandTest, AWindowAfterTheRunSaysSo) {
   EXPECT_EQ(inside.err.find("--time_range starts at"), std::string::npos) << inside.err;
 }
 
-// Threads started from Python are named as Python named them: three `worker-N` threads all read
-// "python3", the kernel's name for them.
-TEST(TraceCommandTest, PythonThreadsCarryTheirThreadingNames) {
-  fs::path dir = TempDir("cprof_trace_threads_");
+// Traces `/usr/bin/python3 -c script` (framework scope) and returns, as CSV, the distinct names of
+// its thread tracks LIKE `like`, in order.
+std::string TracedThreadNames(const std::string& script, const std::string& like) {
+  fs::path dir = TempDir("cprof_trace_names_");
   const std::string pb = (dir / "t.pb").string();
   // In-process, the runtime is found beside this test, not beside cann-profiler.
   ::setenv("CPROF_RUNTIME_DIR", CPROF_BINARY_DIR "/runtime", 1);
-  Result r = RunArgs({"trace", "-o", pb, "--", "/usr/bin/python3", "-c",
-                      "import threading\n"
-                      "def work():\n    sum(range(300000))\n"
-                      "ts = [threading.Thread(target=work, name='worker-%d' % i) for i in range(3)]\n"
-                      "[t.start() for t in ts]; [t.join() for t in ts]\n"});
+  Result r = RunArgs({"trace", "--scope", "framework", "-o", pb, "--", "/usr/bin/python3", "-c", script});
   ::unsetenv("CPROF_RUNTIME_DIR");
-  ASSERT_EQ(r.code, 0) << r.err;
-  Result q = RunArgs({"query", pb, "SELECT name FROM track WHERE kind = 'thread' AND name LIKE 'worker-%' ORDER BY name",
+  EXPECT_EQ(r.code, 0) << r.err;
+  Result q = RunArgs({"query", pb,
+                      "SELECT DISTINCT name FROM track WHERE kind = 'thread' AND name LIKE '" + like + "' ORDER BY name",
                       "--format", "csv"});
-  ASSERT_EQ(q.code, 0) << q.err;
-  EXPECT_EQ(q.out, "name\nworker-0\nworker-1\nworker-2\n") << q.out;
+  EXPECT_EQ(q.code, 0) << q.err;
+  return q.out;
+}
+
+// Threads started from Python are named as Python named them: three `worker-N` threads all read
+// "python3", the kernel's name for them.
+TEST(TraceCommandTest, PythonThreadsCarryTheirThreadingNames) {
+  EXPECT_EQ(TracedThreadNames("import threading\n"
+                              "def work():\n    sum(range(300000))\n"
+                              "ts = [threading.Thread(target=work, name='worker-%d' % i) for i in range(3)]\n"
+                              "[t.start() for t in ts]; [t.join() for t in ts]\n",
+                              "worker-%"),
+            "name\nworker-0\nworker-1\nworker-2\n");
 }
 
 // DataLoader worker processes carry their worker number; they never name themselves, and each
 // read "python3", as their parent.
 TEST(TraceCommandTest, DataLoaderWorkersAreNamed) {
-  fs::path dir = TempDir("cprof_trace_loader_");
-  const std::string pb = (dir / "l.pb").string();
-  ::setenv("CPROF_RUNTIME_DIR", CPROF_BINARY_DIR "/runtime", 1);
-  Result r = RunArgs({"trace", "--scope", "framework", "-o", pb, "--", "/usr/bin/python3", "-c",
-                      "import torch\n"
-                      "from torch.utils.data import DataLoader, TensorDataset\n"
-                      "data = TensorDataset(torch.arange(64.0).reshape(32, 2))\n"
-                      "for (x,) in DataLoader(data, batch_size=4, num_workers=2):\n    x.sum()\n"});
-  ::unsetenv("CPROF_RUNTIME_DIR");
-  ASSERT_EQ(r.code, 0) << r.err;
-  Result q = RunArgs({"query", pb,
-                      "SELECT DISTINCT name FROM track WHERE kind = 'thread' AND name LIKE 'DataLoader worker%' "
-                      "ORDER BY name",
-                      "--format", "csv"});
-  ASSERT_EQ(q.code, 0) << q.err;
-  EXPECT_EQ(q.out, "name\nDataLoader worker 0\nDataLoader worker 1\n") << q.out;
+  EXPECT_EQ(TracedThreadNames("import torch\n"
+                              "from torch.utils.data import DataLoader, TensorDataset\n"
+                              "data = TensorDataset(torch.arange(64.0).reshape(32, 2))\n"
+                              "for (x,) in DataLoader(data, batch_size=4, num_workers=2):\n    x.sum()\n",
+                              "DataLoader worker%"),
+            "name\nDataLoader worker 0\nDataLoader worker 1\n");
 }
 
 // A secret on the command line stays out of the trace: in command_line and in the Python shim's
