@@ -18,7 +18,8 @@ int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostrea
   // Errors name the program the user ran.
   const std::string_view name = auto_tune ? program : std::string_view("cann-profiler");
   std::vector<std::string> args = given;
-  if (auto_tune) args.insert(args.begin(), "tune");
+  // `cann-auto-tune --version` is the program's version, not an option of tune.
+  if (auto_tune && !(args.size() == 1 && args[0] == "--version")) args.insert(args.begin(), "tune");
   CLI::App app("cann-profiler: a performance profiler, advisor and tuner for AI workloads.\n"
                "Multi-word flags are documented with underscores (--time_range); dashes work too.",
                "cann-profiler");

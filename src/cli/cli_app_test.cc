@@ -113,6 +113,9 @@ TEST(CliAppTest, CannAutoTuneHelpNamesItself) {
   EXPECT_NE(out.str().find("Usage: cann-auto-tune [OPTIONS]"), std::string::npos) << out.str();
   EXPECT_EQ(out.str().find("cann-profiler tune"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("--objective"), std::string::npos);
+  std::ostringstream version, version_err;
+  ASSERT_EQ(RunCli({"--version"}, version, version_err, "cann-auto-tune"), 0) << version_err.str();
+  EXPECT_NE(version.str().find("cann-profiler 0."), std::string::npos) << version.str();
   std::ostringstream out2, err2;
   ASSERT_EQ(RunCli({"tune", "--help"}, out2, err2), 0) << err2.str();
   EXPECT_NE(out2.str().find("Usage: cann-profiler tune [OPTIONS]"), std::string::npos) << out2.str();
