@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <functional>
 #include <utility>
 #include <nlohmann/json.hpp>
 
@@ -104,15 +103,48 @@ Status CheckOutputWritable(const std::string& path, std::string_view option) {
   return Status::Ok();
 }
 
+// A finding's fix as a guided start tried it: the value, and the whole configuration (to find its
+// trial).
+struct GuidedFix {
+  std::string value;
+  std::map<std::string, std::string> config;
+};
+
+// Per parameter whose fix `chosen` does not keep, "; its fix p=v <what became of it>": it failed
+// (torch.compile on PyTorch 1.13; the file said the fix "measured worse"), tied with the best,
+// measured no better than the default, or worse than the chosen configuration.
+std::map<std::string, std::string> FixNotes(const TuneResult& r, const std::map<std::string, GuidedFix>& fixes,
+                                            const std::map<std::string, std::string>& chosen,
+                                            const std::string& objective, bool default_kept) {
+  std::map<std::string, std::string> notes;
+  for (const auto& [param, fix] : fixes) {
+    auto kept = chosen.find(param);
+    if (kept == chosen.end() || kept->second == fix.value) continue;
+    auto it = std::find_if(r.trials.begin(), r.trials.end(),
+                           [&](const TrialSummary& t) { return t.params == fix.config; });
+    std::string what = "was not measured";
+    if (it != r.trials.end() && it->state == TrialState::kFailed) {
+      what = "failed (" + it->reason + ")";
+    } else if (it != r.trials.end() && it->state == TrialState::kComplete) {
+      const auto mine = it->metrics.find(objective);
+      const auto& best = r.trials[*r.best].metrics;
+      if (mine != it->metrics.end() && best.count(objective) && mine->second == best.at(objective))
+        what = "measured the same as the configuration chosen";
+      else
+        what = default_kept ? "measured no better than the default" : "measured worse than the configuration chosen";
+    }
+    notes[param] = fmt::format("; its fix {}={} {}", param, fix.value, what);
+  }
+  return notes;
+}
+
 // The chosen configuration as runtime_adjustment.yaml (the schema recommend-runtime writes), to
 // --runtime_adjustment, default runtime_adjustment.yaml when the study started from a diagnosis.
-// `guided`: the values the guided start gave (parameter -> value as text); where the study chose
-// otherwise, the reason says what became of the finding's fix (`fix_outcome` of the parameter:
-// "failed (...)", "measured worse than the configuration chosen", ...).
+// `fix_notes`: per parameter whose finding's fix the study did not choose, what became of it
+// (FixNotes), added to its reason.
 Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, std::string>& params,
                          const std::optional<DiagnosisGuidance>& guidance,
-                         const std::map<std::string, std::string>& guided,
-                         const std::function<std::string(const std::string&)>& fix_outcome, const std::string& result,
+                         const std::map<std::string, std::string>& fix_notes, const std::string& result,
                          CommandContext& ctx) {
   std::string device = "cpu", trace;
   uint64_t hash = 0;
@@ -123,11 +155,8 @@ Status WriteTunedRuntime(const TuneCliOptions& o, const std::map<std::string, st
     hash = d.content_hash;
   }
   std::map<std::string, std::string> why = guidance ? guidance->why : std::map<std::string, std::string>{};
-  for (const auto& [param, value] : guided) {
-    auto chosen = params.find(param);
-    if (chosen != params.end() && chosen->second != value && why.count(param))
-      why[param] += fmt::format("; its fix {}={} {}", param, value, fix_outcome(param));
-  }
+  for (const auto& [param, note] : fix_notes)
+    if (why.count(param)) why[param] += note;
   RuntimeAdjustment a = RuntimeAdjustmentFromTuned(params, why, device, result);
   a.trace = trace;
   a.content_hash = hash;
@@ -349,9 +378,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   topt.seed = o.seed;
   topt.default_first = !o.no_default;
   std::string guided_text;
-  std::map<std::string, std::string> guided_values;  // parameter -> the fix's value
-  // parameter -> the whole configuration of the guided start that set it (to find its trial)
-  std::map<std::string, std::map<std::string, std::string>> guided_params;
+  std::map<std::string, GuidedFix> guided_fixes;  // by parameter
   if (guidance) {
     // The guided starts: per finding, the values the space's `fixes:` give for its category.
     const std::vector<GuidedStart> starts = GuidedStartsFor(space, space_file.fixes, *guidance);
@@ -367,10 +394,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
       }
       topt.start_configs.push_back(*c);
       for (const auto& [param, why] : start.why) {
-        if (guided_values.count(param)) continue;  // the first finding's fix names it
+        if (guided_fixes.count(param)) continue;  // the first finding's fix names it
         guidance->why[param] = why;
-        guided_values[param] = FormatValue(start.values.at(param));
-        guided_params[param] = space.Named(*c);
+        guided_fixes[param] = {FormatValue(start.values.at(param)), space.Named(*c)};
       }
       guided_text += (guided_text.empty() ? "" : "; ") + text;
       if (!o.quiet) ctx.err << "guided start from " << o.from_diagnosis << ": " << text << "\n";
@@ -449,23 +475,6 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     RETURN_IF_ERROR(WriteOutput(out, TuningReportHtml(TuningReportFrom(r, command_text, guided_text)), ctx));
     if (!o.quiet) ctx.err << "tuning report written to " << o.report << "\n";
   }
-  // What became of the guided start's trial, for the reasons of the values it did not set: it
-  // failed (9 of 10 trials failed on a PyTorch without torch.compile, and the file said the fix
-  // "measured worse"), tied, or measured worse than the one chosen.
-  auto fix_outcome = [&](const std::string& param, bool default_kept) -> std::string {
-    const auto start = guided_params.find(param);
-    if (start == guided_params.end()) return "was not measured";
-    auto it = std::find_if(r.trials.begin(), r.trials.end(),
-                           [&](const TrialSummary& t) { return t.params == start->second; });
-    if (it == r.trials.end()) return "was not measured";
-    if (it->state == TrialState::kFailed) return "failed (" + it->reason + ")";
-    if (it->state != TrialState::kComplete) return "was not measured";
-    const auto mine = it->metrics.find(objective_name);
-    const auto best = r.trials[*r.best].metrics.find(objective_name);
-    if (mine != it->metrics.end() && best != r.trials[*r.best].metrics.end() && mine->second == best->second)
-      return "measured the same as the configuration chosen";
-    return default_kept ? "measured no better than the default" : "measured worse than the configuration chosen";
-  };
   if (r.best && (guidance || !o.runtime_adjustment.empty())) {
     // A best that the re-measurement cannot tell from the default changes nothing worth setting:
     // the default's values are written, each saying so.
@@ -474,9 +483,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
                                      best_value ? FormatValueText(*best_value) : "?",
                                      improvement ? fmt::format(", {:+.1f}% vs the default", 100 * *improvement) : "");
     if (keep_default) result += "; within the noise of the default (the intervals overlap): the default is kept";
-    RETURN_IF_ERROR(WriteTunedRuntime(o, r.trials[keep_default ? *r.default_trial : *r.best].params, guidance,
-                                      guided_values, [&](const std::string& p) { return fix_outcome(p, keep_default); },
-                                      result, ctx));
+    const auto& chosen = r.trials[keep_default ? *r.default_trial : *r.best].params;
+    RETURN_IF_ERROR(WriteTunedRuntime(o, chosen, guidance,
+                                      FixNotes(r, guided_fixes, chosen, objective_name, keep_default), result, ctx));
   }
   return r.best ? ExitCode::kOk : ExitCode::kVerdictFailed;
 }

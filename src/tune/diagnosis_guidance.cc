@@ -117,6 +117,7 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
   std::vector<GuidanceFinding> findings;
   std::map<std::string, std::map<std::string, Value>> g_fixes;
   try {
+    const std::string device = root["device"] && root["device"].IsScalar() ? root["device"].as<std::string>() : "";
     for (const YAML::Node& f : root["findings"]) {
       if (!f.IsMap() || !f["category"]) continue;
       const double confidence = f["confidence"] ? f["confidence"].as<double>() : 0.0;
@@ -124,7 +125,7 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
       const std::string category = f["category"].as<std::string>();
       const std::string title = f["title"] ? f["title"].as<std::string>() : category;
       findings.push_back({category, confidence, title});
-      ReportFacts facts{.device = root["device"] && root["device"].IsScalar() ? root["device"].as<std::string>() : ""};
+      ReportFacts facts{.device = device};
       const YAML::Node evidence = f["evidence"];
       const YAML::Node metrics = evidence && evidence.IsMap() ? evidence["metrics"] : YAML::Node();
       if (metrics && metrics.IsSequence())
