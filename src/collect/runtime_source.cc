@@ -141,24 +141,18 @@ void RuntimeSource::OnRecord(Process& p, const RuntimeRecord& r) {
       p.last_ts = std::max(p.last_ts, end);
       break;
     }
-    case CPROF_REC_STEP: {
-      auto it = p.open_step.find(r.tid);
-      if (it != p.open_step.end()) {
+    case CPROF_REC_STEP:
+    case CPROF_REC_STEP_END: {
+      // The thread's open step ends now (with no step open, nothing ends); STEP starts the next.
+      if (auto it = p.open_step.find(r.tid); it != p.open_step.end()) {
         Process::Span s = it->second;
         s.dur = std::max<int64_t>(0, ts - s.ts);
+        p.open_step.erase(it);
         complete(s);
       }
-      p.open_step[r.tid] = {.ts = ts, .tid = r.tid, .name = rec.name, .kind = SpanKind::kStep,
-                            .step = static_cast<int64_t>(rec.a)};
-      break;
-    }
-    case CPROF_REC_STEP_END: {
-      auto it = p.open_step.find(r.tid);
-      if (it == p.open_step.end()) break;  // no step open: nothing ends
-      Process::Span s = it->second;
-      s.dur = std::max<int64_t>(0, ts - s.ts);
-      p.open_step.erase(it);
-      complete(s);
+      if (rec.kind == CPROF_REC_STEP)
+        p.open_step[r.tid] = {.ts = ts, .tid = r.tid, .name = rec.name, .kind = SpanKind::kStep,
+                              .step = static_cast<int64_t>(rec.a)};
       break;
     }
     case CPROF_REC_OP_BEGIN: {
