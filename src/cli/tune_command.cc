@@ -238,6 +238,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     RETURN_IF_ERROR(ParseDiagnosis(report, o.from_diagnosis).status());
     ASSIGN_OR_RETURN(DiagnosisGuidance g,
                      ParseDiagnosisGuidance(report, o.from_diagnosis, /*require_knobs=*/o.space.empty()));
+    if (!o.quiet)
+      for (const std::string& note : g.notes) ctx.err << "from " << o.from_diagnosis << ": " << note << "\n";
     guidance = std::move(g);
   }
   if (o.space.empty() && o.replay.empty() && !guidance)

@@ -29,6 +29,7 @@ inline constexpr std::string_view kDeviceProperties = "device_properties";  // J
 inline constexpr std::string_view kDistributedInfo = "distributed_info";    // JSON text
 inline constexpr std::string_view kBaseTimeNs = "base_time_ns";
 inline constexpr std::string_view kCommandLine = "command_line";
+inline constexpr std::string_view kTorchVersion = "torch_version";  // the traced program's torch.__version__
 }  // namespace meta
 
 struct Trace {

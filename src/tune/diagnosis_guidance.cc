@@ -8,6 +8,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "base/torch_version.h"
+
 namespace cprof::tune {
 namespace {
 
@@ -37,6 +39,7 @@ struct Knob {
 // What the report says of the traced run: its device, and one finding's metrics.
 struct ReportFacts {
   std::string device;                      // the report's `device`: cpu, gpu, npu
+  std::string torch_version;               // the report's `torch_version`; empty if unknown
   std::map<std::string, double> metrics;   // the finding's metrics by name
 };
 
@@ -75,9 +78,12 @@ std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts
                                         "garbage_collection_threshold:0.8"}),
              Value{"expandable_segments:True"}}};
   }
-  if (category == "launch_overhead" || category == "fusion_candidate")
+  if (category == "launch_overhead" || category == "fusion_candidate") {
+    // Every trial of torch.compile fails before PyTorch 2 (the guidance's `notes` say so).
+    if (!TorchHasCompile(facts.torch_version)) return {};
     return {{Categorical("compile_mode", {"none", "default", "reduce-overhead", "max-autotune"}),
              Value{"default"}}};
+  }
   if (category == "dataloader" || category == "host_gap")
     return {{Ordinal("num_workers", {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}}, int64_t{0}),
              Value{int64_t{2}}},
@@ -89,7 +95,7 @@ std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts
     // remedies are searched, neither is a starting point (the specific rules, dataloader, host_gap
     // and launch_overhead, give one when they fire).
     std::vector<Knob> knobs = KnobsFor("dataloader", facts);
-    knobs.push_back(KnobsFor("launch_overhead", facts).front());
+    for (Knob& k : KnobsFor("launch_overhead", facts)) knobs.push_back(std::move(k));
     for (Knob& k : knobs) k.fix.reset();
     return knobs;
   }
@@ -116,8 +122,13 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
   std::vector<Suggested> knobs;
   std::vector<GuidanceFinding> findings;
   std::map<std::string, std::map<std::string, Value>> g_fixes;
+  std::string torch_version, compile_note;
   try {
-    const std::string device = root["device"] && root["device"].IsScalar() ? root["device"].as<std::string>() : "";
+    auto scalar = [&](const char* key) {
+      return root[key] && root[key].IsScalar() ? root[key].as<std::string>() : std::string();
+    };
+    const std::string device = scalar("device");
+    torch_version = scalar("torch_version");
     for (const YAML::Node& f : root["findings"]) {
       if (!f.IsMap() || !f["category"]) continue;
       const double confidence = f["confidence"] ? f["confidence"].as<double>() : 0.0;
@@ -125,7 +136,12 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
       const std::string category = f["category"].as<std::string>();
       const std::string title = f["title"] ? f["title"].as<std::string>() : category;
       findings.push_back({category, confidence, title});
-      ReportFacts facts{.device = device};
+      ReportFacts facts{.device = device, .torch_version = torch_version};
+      if ((category == "launch_overhead" || category == "fusion_candidate" || category == "device_idle") &&
+          !TorchHasCompile(torch_version) && compile_note.empty())
+        compile_note = fmt::format("compile_mode is not searched: torch.compile needs PyTorch 2.0 or later, and the "
+                                   "traced run used PyTorch {}",
+                                   torch_version);
       const YAML::Node evidence = f["evidence"];
       const YAML::Node metrics = evidence && evidence.IsMap() ? evidence["metrics"] : YAML::Node();
       if (metrics && metrics.IsSequence())
@@ -161,9 +177,11 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
         "device_idle and affinity_api findings: give the space with --space",
         source,
         found.empty() ? fmt::format("no finding has confidence >= {}", kMinGuidanceConfidence)
-                      : "no finding suggests a tunable knob (found: " + found + ")");
+                      : "no finding suggests a tunable knob (found: " + found + ")" +
+                            (compile_note.empty() ? "" : "; " + compile_note));
   }
   DiagnosisGuidance g;
+  if (!compile_note.empty()) g.notes.push_back(std::move(compile_note));
   g.findings = std::move(findings);
   g.fixes = std::move(g_fixes);
   for (Suggested& k : knobs) {

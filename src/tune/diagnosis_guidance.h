@@ -15,7 +15,9 @@
 // the baseline: num_threads defaults to the intra-op pool the traced run used (the finding's
 // torch_intra_op_threads), among powers of two up to its cpu_cores. Memory findings of a CPU
 // report (`device: cpu`) suggest no knob: glibc's settings are recommend-runtime's, and
-// PYTORCH_CUDA_ALLOC_CONF does nothing there. kNotFound when the file cannot be opened; kInvalidInput for a malformed report;
+// PYTORCH_CUDA_ALLOC_CONF does nothing there. Launch-overhead findings of a report whose
+// `torch_version` predates 2.0 suggest no compile_mode (torch.compile does not exist there); `notes`
+// says so. kNotFound when the file cannot be opened; kInvalidInput for a malformed report;
 // kUnavailable when no finding maps to a tunable knob (then give --space).
 #pragma once
 
@@ -45,6 +47,7 @@ struct DiagnosisGuidance {
   // finding category -> {knob -> the value that addresses it} for `space`, in the form of a space
   // file's `fixes:` (GuidedStartFor): tune without --space starts from these right after `start`.
   std::map<std::string, std::map<std::string, Value>> fixes;
+  std::vector<std::string> notes;           // knobs left out and why (compile_mode before PyTorch 2)
 };
 
 // The guided starts in a space: one per finding (in report order) whose category the space's

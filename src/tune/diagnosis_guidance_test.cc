@@ -76,6 +76,38 @@ TEST(DiagnosisGuidanceTest, DeviceIdleSearchesInputAndLaunchKnobsWithoutAFix) {
   EXPECT_EQ(g->fixes.at("dataloader").at("num_workers"), Value{int64_t{2}});
 }
 
+// torch.compile first shipped in PyTorch 2.0: on a report of a 1.13 run every compile_mode trial
+// would fail, so the knob is left out and a note says why; a report without a version keeps it.
+TEST(DiagnosisGuidanceTest, CompileModeOnlyWherePyTorchHasCompile) {
+  const std::string findings =
+      "findings:\n  - {category: layout_conversion, title: copies, confidence: 0.8}\n"
+      "  - {category: launch_overhead, title: tiny ops, confidence: 0.7}\n";
+  StatusOr<DiagnosisGuidance> old = ParseDiagnosisGuidance("torch_version: 1.13.1\n" + findings, "r.yaml");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  ASSERT_EQ(old->space.params.size(), 1u);
+  EXPECT_EQ(old->space.params[0].name, "memory_format");
+  EXPECT_EQ(old->fixes.count("launch_overhead"), 0u);
+  ASSERT_EQ(old->notes.size(), 1u);
+  EXPECT_NE(old->notes[0].find("PyTorch 1.13.1"), std::string::npos) << old->notes[0];
+
+  StatusOr<DiagnosisGuidance> recent = ParseDiagnosisGuidance("torch_version: 2.6.0+cu124\n" + findings, "r.yaml");
+  ASSERT_TRUE(recent.ok()) << recent.status().message();
+  EXPECT_EQ(recent->space.params.size(), 2u);
+  EXPECT_TRUE(recent->notes.empty());
+
+  // Only a launch finding on 1.13: nothing to search, and the error says why.
+  StatusOr<DiagnosisGuidance> none = ParseDiagnosisGuidance(
+      "torch_version: 1.13.1\nfindings:\n  - {category: launch_overhead, confidence: 0.7}\n", "r.yaml");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("torch.compile needs PyTorch 2.0"), std::string::npos)
+      << none.status().message();
+  // device_idle still searches the input pipeline's knobs.
+  StatusOr<DiagnosisGuidance> idle = ParseDiagnosisGuidance(
+      "torch_version: 1.13.1\nfindings:\n  - {category: device_idle, confidence: 0.8}\n", "r.yaml");
+  ASSERT_TRUE(idle.ok()) << idle.status().message();
+  EXPECT_EQ(idle->space.params.size(), 2u);  // num_workers, pin_memory
+}
+
 TEST(DiagnosisGuidanceTest, GuidedStartInTheUsersOwnSpace) {
   auto space = SearchSpace::Create(SpaceDefinition{
       .params = {[] {

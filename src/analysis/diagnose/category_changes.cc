@@ -3,7 +3,10 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 #include "analysis/diagnose/glibc_heap.h"
+#include "base/torch_version.h"
 
 namespace cprof {
 
@@ -105,6 +108,17 @@ std::vector<Suggestion> DefaultChanges(Category c, std::string_view device) {
                "import gc\ngc.freeze()\ngc.set_threshold(100000, 50, 100)"}};
   }
   return {};
+}
+
+void NoteTorchCompileNeeds(std::vector<Suggestion>& suggestions, std::string_view torch_version) {
+  if (TorchHasCompile(torch_version)) return;
+  for (Suggestion& s : suggestions) {
+    if (s.snippet.find("torch.compile(") == std::string::npos) continue;
+    if (s.snippet.find("torch.jit.") != std::string::npos) continue;  // it gives the 1.x way too
+    if (s.text.find("needs PyTorch 2") != std::string::npos) continue;  // noted already
+    s.text += fmt::format(" torch.compile needs PyTorch 2.0 or later; the trace ran PyTorch {}: upgrade first.",
+                          torch_version);
+  }
 }
 
 }  // namespace cprof

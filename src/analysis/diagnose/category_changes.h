@@ -19,4 +19,9 @@ namespace cprof {
 
 std::vector<Suggestion> DefaultChanges(Category c, std::string_view device);
 
+// Suggestions whose snippet calls torch.compile, when the trace's PyTorch (`torch_version`, empty
+// when unknown) predates it, get a sentence saying so: on 1.13 the snippet fails as written. One
+// that also gives the TorchScript way (torch.jit.script) is left as it is.
+void NoteTorchCompileNeeds(std::vector<Suggestion>& suggestions, std::string_view torch_version);
+
 }  // namespace cprof

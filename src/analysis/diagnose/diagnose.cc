@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/diagnose/category_changes.h"
 #include "analysis/diagnose/rules.h"
 #include "base/time_units.h"
 
@@ -30,6 +31,8 @@ Diagnosis Diagnose(const Trace& trace, const DiagnoseOptions& options) {
   d.problem = options.problem;
   d.threshold_text = options.threshold_text;
   d.source_format = trace.MetadataText(meta::kSourceFormat);
+  d.torch_version = trace.MetadataText(meta::kTorchVersion);
+  for (Finding& f : d.findings) NoteTorchCompileNeeds(f.suggestions, d.torch_version);
   d.span_ns = ctx.span_ns();
   const std::vector<Step>& steps = ctx.steps();
   d.step_count = static_cast<int64_t>(steps.size());

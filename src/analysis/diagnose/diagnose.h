@@ -27,6 +27,7 @@ struct Diagnosis {
   int64_t step_count = 0;
   int64_t step_mean_ns = 0;
   std::vector<std::string> notes;  // what could not be analysed and why
+  std::string torch_version;       // the traced run's PyTorch (collector metadata); empty if unknown
   // Set by the caller (the CLI) for the report; Diagnose() fills threshold_text from the options.
   std::string trace_path;
   std::string source_format;

@@ -209,6 +209,7 @@ Plan BuildPlan(const Diagnosis& d, const PlanOptions& options) {
         std::any_of(s.changes.begin(), s.changes.end(), [](const Suggestion& g) { return !g.snippet.empty(); });
     if (!has_snippet)
       for (Suggestion& g : DefaultChanges(f.category, s.device)) s.changes.push_back(std::move(g));
+    NoteTorchCompileNeeds(s.changes, d.torch_version);
     s.step_ns = plan.step_ns;
     s.saving_per_step_ns = std::min(f.saving_ns / steps, plan.step_ns);
     const double c = std::clamp(f.confidence, 0.0, 1.0);

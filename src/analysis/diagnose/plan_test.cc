@@ -132,6 +132,30 @@ TEST(PlanTest, ThinSuggestionsAreExtendedForTheDevice) {
   EXPECT_EQ(BuildPlan(d, PlanOptions{}).steps[0].changes.size(), 1u);
 }
 
+// A plan for a PyTorch 1.13 run says that its torch.compile snippet needs PyTorch 2; for a 2.x run,
+// or a trace that does not say, the suggestion is unchanged.
+TEST(PlanTest, TorchCompileSnippetNamesTheVersionItNeeds) {
+  Diagnosis d = MakeDiagnosis();
+  d.findings = {MakeFinding(Category::kLaunchOverhead, 0.9, 100'000'000, {{"Many tiny kernels.", "", ""}})};
+  PlanOptions options;
+  options.risk_tolerance = PlanRisk::kHigh;  // a compiler is a high-risk change
+  auto compile_text = [&] {
+    const Plan plan = BuildPlan(d, options);
+    for (const Suggestion& s : plan.steps.at(0).changes)
+      if (s.snippet.find("torch.compile(") != std::string::npos) return s.text;
+    return std::string("(no torch.compile snippet)");
+  };
+  const std::string unknown = compile_text();
+  ASSERT_NE(unknown, "(no torch.compile snippet)");
+  EXPECT_EQ(unknown.find("needs PyTorch 2"), std::string::npos) << unknown;
+  d.torch_version = "2.6.0+cu124";
+  EXPECT_EQ(compile_text(), unknown);
+  d.torch_version = "1.13.1";
+  const std::string old = compile_text();
+  EXPECT_NE(old.find("torch.compile needs PyTorch 2.0 or later; the trace ran PyTorch 1.13.1"), std::string::npos)
+      << old;
+}
+
 TEST(PlanTest, IdsRoundTrip) {
   for (auto p : {PlanPriority::kLatencyFirst, PlanPriority::kThroughputFirst, PlanPriority::kMemoryFirst})
     EXPECT_EQ(PlanPriorityFromId(PlanPriorityId(p)), p);

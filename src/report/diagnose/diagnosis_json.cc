@@ -69,6 +69,7 @@ ordered_json DiagnosisToJson(const Diagnosis& d, int schema_version) {
   doc["source_format"] = d.source_format;
   doc["content_hash"] = FormatContentHash(d.content_hash);
   doc["device"] = std::string(DeviceKindId(d.device));
+  if (!d.torch_version.empty()) doc["torch_version"] = d.torch_version;
   doc["problem"] = std::string(ProblemId(d.problem));
   doc["threshold"] = d.threshold_text;
   doc["span_ns"] = d.span_ns;

@@ -39,7 +39,8 @@ std::string DiagnosisToMarkdown(const Diagnosis& d) {
   std::string md = "# Diagnosis\n\n";
   md += fmt::format("- trace: `{}` ({}), content hash `{}`\n", d.trace_path, d.source_format.empty() ? "?" : d.source_format,
                     FormatContentHash(d.content_hash));
-  md += fmt::format("- device: {}; problem: {}{}\n", DeviceKindId(d.device), ProblemId(d.problem),
+  md += fmt::format("- device: {}{}; problem: {}{}\n", DeviceKindId(d.device),
+                    d.torch_version.empty() ? "" : fmt::format(", PyTorch {}", d.torch_version), ProblemId(d.problem),
                     d.threshold_text.empty() ? "" : fmt::format(" (threshold `{}`)", d.threshold_text));
   md += fmt::format("- analysed span: {}; steps: {}{}\n", HumanDuration(d.span_ns), d.step_count,
                     d.step_count > 0 ? fmt::format(" (mean {})", HumanDuration(d.step_mean_ns)) : "");

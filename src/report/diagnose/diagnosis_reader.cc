@@ -117,6 +117,7 @@ StatusOr<Diagnosis> ParseDiagnosis(const std::string& text, const std::string& s
   try {
     d.trace_path = Str(root, "trace");
     d.source_format = Str(root, "source_format");
+    d.torch_version = Str(root, "torch_version");
     if (const std::string h = Str(root, "content_hash"); !h.empty() && !ParseContentHash(h, &d.content_hash))
       return InvalidInput("{}: content_hash '{}' is not a hex number", source, h);
     const std::string device = Str(root, "device");
