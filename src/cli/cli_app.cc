@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,6 +32,14 @@ int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostrea
     if (CommandImportsTraces(cmd.app->get_name())) AddImportFlags(cmd.app, &import_flags);
   }
 
+  // The command after `--` is the target's, word for word, so CLI11 never sees it: it read
+  // "[64,128]" as the list 64 128 and "[]" as nothing, and after `--env A=B` took a target's
+  // `--layers` for an option. The words are given to the subcommand's `command` after parsing.
+  std::optional<std::vector<std::string>> after_dashes;
+  if (auto dashes = std::find(args.begin(), args.end(), "--"); dashes != args.end()) {
+    after_dashes.emplace(dashes + 1, args.end());
+    args.erase(dashes + 1, args.end());
+  }
   std::vector<std::string> argv = NormalizeFlagSpellings(app, args);
   std::reverse(argv.begin(), argv.end());  // CLI11 takes the arguments in reverse order
   try {
@@ -45,12 +54,22 @@ int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostrea
       app.exit(e, out, err);
       return static_cast<int>(ExitCode::kOk);
     }
-    // A word before `--` (`cann-auto-tune tune --space s -- ./bench {x}`: tune is implied) became
-    // the command, and the real one after `--` was "not expected", listed backwards.
-    if (dynamic_cast<const CLI::ExtrasError*>(&e) && std::find(args.begin(), args.end(), "--") != args.end()) {
-      for (const CLI::App* sub : app.get_subcommands()) {
-        const CLI::Option* command = sub->get_option_no_throw("command");
-        if (command == nullptr || command->count() == 0) continue;
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    err << name << ": error: " << what << " (see --help)\n";
+    return static_cast<int>(ExitCode::kBadInput);
+  }
+
+  if (after_dashes) {
+    for (CLI::App* sub : app.get_subcommands()) {
+      CLI::Option* command = sub->get_option_no_throw("command");
+      if (command == nullptr) {
+        err << fmt::format("{}: error: `{}` runs no command: nothing goes after `--` (see --help)\n", name,
+                           sub->get_name());
+        return static_cast<int>(ExitCode::kBadInput);
+      }
+      // A word before `--` (`cann-auto-tune tune --space s -- ./bench {x}`: tune is implied).
+      if (command->count() > 0) {
         std::vector<std::string> words;
         for (const std::string& w : command->results()) words.push_back("'" + w + "'");
         err << fmt::format("{}: error: unexpected {} {} before `--`: options go before `--`, the command to "
@@ -58,11 +77,11 @@ int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostrea
                            name, words.size() == 1 ? "word" : "words", fmt::join(words, " "));
         return static_cast<int>(ExitCode::kBadInput);
       }
+      if (after_dashes->empty()) continue;
+      command->allow_extra_args(false);  // as given: no "[a,b]" lists
+      command->add_result(*after_dashes);
+      command->run_callback();
     }
-    std::string what = e.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    err << name << ": error: " << what << " (see --help)\n";
-    return static_cast<int>(ExitCode::kBadInput);
   }
 
   CommandContext ctx{out, err};

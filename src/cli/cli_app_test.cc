@@ -4,6 +4,7 @@
 #include "cli/cli_test_util.h"
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -132,6 +133,37 @@ TEST(CliAppTest, AStrayWordBeforeTheCommandIsNamed) {
   EXPECT_EQ(RunCli({"tune", "foo", "bar", "--storage", "memory", "--", "./x"}, out2, err2), 2);
   EXPECT_NE(err2.str().find("cann-profiler: error: unexpected words 'foo' 'bar' before `--`"), std::string::npos)
       << err2.str();
+}
+
+// The words after `--` reach the program as written: CLI11 read "[64,128]" as the list 64 128,
+// "[]" as nothing and "[a b]" as "a b", and after `--env A=B` took the target's `--layers` for an
+// option, for tune and trace alike.
+TEST(CliAppTest, TheCommandAfterTheDashesIsPassedVerbatim) {
+  const fs::path dir = TempDir("cli_verbatim");
+  std::ofstream(dir / "space.yaml") << "parameters: [{name: x, type: int, low: 1, high: 4, default: 3}]\n";
+  std::ofstream(dir / "args.sh") << "printf '%s\\n' \"$@\" > \"$ARGS_OUT\"\necho '{\"t\": 1}'\n";
+  const std::vector<std::string> words = {"[{x},{x}]", "--layers", "[64,128]", "model.dims=[1,2]", "[a b]", "[]"};
+  const std::string expected = "[3,3]\n--layers\n[64,128]\nmodel.dims=[1,2]\n[a b]\n[]\n";
+  std::vector<std::string> tune = {"tune",     "--space",  (dir / "space.yaml").string(), "--budget", "1",
+                                   "--remeasure", "0", "--storage", "memory", "--report", "", "-q",
+                                   "--env", "ARGS_OUT=" + (dir / "tune.txt").string(), "--",
+                                   "/bin/sh", (dir / "args.sh").string()};
+  tune.insert(tune.end(), words.begin(), words.end());
+  std::ostringstream out, err;
+  ASSERT_EQ(RunCli(tune, out, err), 0) << err.str();
+  EXPECT_EQ(ReadFile(dir / "tune.txt"), expected);
+
+  setenv("ARGS_OUT", (dir / "trace.txt").c_str(), 1);
+  std::vector<std::string> trace = {"trace", "-o", (dir / "t.pb").string(), "--", "/bin/sh", (dir / "args.sh").string()};
+  trace.insert(trace.end(), words.begin(), words.end());
+  std::ostringstream out2, err2;
+  const int rc = RunCli(trace, out2, err2);
+  unsetenv("ARGS_OUT");
+  ASSERT_EQ(rc, 0) << err2.str();
+  std::string traced = expected;
+  traced.replace(0, 5, "[{x},{x}]");  // trace has no placeholders
+  EXPECT_EQ(ReadFile(dir / "trace.txt"), traced);
+  fs::remove_all(dir);
 }
 
 }  // namespace
