@@ -26,6 +26,9 @@ struct EvalResult {
   // ("no span named 'decodee' in the trial's trace (it has: decode, prefill)"). An objective among
   // them is absent from the output, as one the command never printed (trial_outcome.h).
   std::map<std::string, std::string> absent;
+  // Why the output held no metrics although it seemed to ("its last line that looks like a JSON
+  // object is not JSON (...)"): said when an objective is missing.
+  std::string output_problem;
   std::string reason;                      // why it failed / is infeasible
   // Failed because the command exited non-zero with a message on stderr (the reason quotes its
   // last line): the same one on the study's first trials means the command itself is wrong.

@@ -90,38 +90,115 @@ void AddCapture(const std::string& name, const std::string& text, PrintedMetrics
   else m.not_numbers[name] = fmt::format("is \"{}\", not a number", text.substr(0, 40));
 }
 
+
+// Whether `line` (spaces, a byte-order mark and \r trimmed) is {...}; `object` gets the trimmed text.
+bool LooksLikeObject(std::string_view line, std::string_view* object) {
+  if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
+  const size_t a = line.find_first_not_of(" \t\r"), b = line.find_last_not_of(" \t\r");
+  if (a == std::string_view::npos || line[a] != '{' || line[b] != '}') return false;
+  *object = line.substr(a, b - a + 1);
+  return true;
+}
+
+// The object a line holds; discarded with the reason when it is not JSON.
+nlohmann::json ParseObject(std::string_view text, std::string* problem) {
+  try {
+    nlohmann::json j = nlohmann::json::parse(MarkNonFinite(std::string(text)));
+    if (j.is_object()) return j;
+    *problem = "not an object";
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();  // "[json.exception.parse_error.101] parse error at ..."
+    if (const size_t close = what.find("] "); what.starts_with("[json.") && close != std::string::npos)
+      what.erase(0, close + 2);
+    *problem = what.size() > 200 ? what.substr(0, 200) + "..." : what;
+  }
+  return nlohmann::json();
+}
+
+constexpr size_t kBlockBytes = size_t{1} << 20;
+
 }  // namespace
+
+PrintedMetricsReader::PrintedMetricsReader(const std::vector<std::pair<std::string, std::regex>>& regex)
+    : regex_(regex) {}
+
+void PrintedMetricsReader::Append(std::string_view data) {
+  while (!data.empty()) {
+    if (skipping_line_) {
+      const size_t nl = data.find('\n');
+      if (nl == std::string_view::npos) return;
+      skipping_line_ = false;
+      data.remove_prefix(nl + 1);
+      continue;
+    }
+    pending_.append(data);
+    data = {};
+    if (pending_.size() < kBlockBytes) return;
+    const size_t last_nl = pending_.rfind('\n');
+    if (last_nl != std::string::npos) {
+      ReadBlock(std::string_view(pending_).substr(0, last_nl + 1));
+      pending_.erase(0, last_nl + 1);
+    }
+    if (pending_.size() > kMaxLineBytes) {  // one line, too long to keep: skip to its end
+      pending_.clear();
+      pending_.shrink_to_fit();
+      skipping_line_ = true;
+    }
+  }
+}
+
+void PrintedMetricsReader::ReadBlock(std::string_view block) {
+  // The last line of the block that is a JSON object, from the end; a later block's replaces it.
+  size_t end = block.size();
+  std::string problem;
+  while (end > 0) {
+    const size_t start = block.rfind('\n', end - 1);
+    const size_t from = start == std::string_view::npos ? 0 : start + 1;
+    std::string_view object;
+    if (LooksLikeObject(block.substr(from, end - from), &object)) {
+      std::string why;
+      if (!ParseObject(object, &why).is_null()) {
+        json_line_.assign(object);
+        break;
+      }
+      if (problem.empty()) problem = std::move(why);  // the last such line's
+    }
+    if (start == std::string_view::npos) break;
+    end = start;
+  }
+  if (!problem.empty()) json_problem_ = std::move(problem);  // read only when no line is an object
+  for (const auto& [name, re] : regex_) {
+    std::string last;
+    for (auto it = std::cregex_iterator(block.data(), block.data() + block.size(), re); it != std::cregex_iterator();
+         ++it)
+      if (it->size() > 1) last = (*it)[1].str();
+    if (!last.empty()) captures_[name] = std::move(last);
+  }
+}
+
+PrintedMetrics PrintedMetricsReader::Finish() {
+  if (!skipping_line_ && !pending_.empty()) ReadBlock(pending_);
+  pending_.clear();
+  PrintedMetrics m;
+  if (!json_line_.empty()) {
+    std::string unused;
+    const nlohmann::json object = ParseObject(json_line_, &unused);
+    for (const auto& [k, v] : object.items()) {
+      if (v.is_number() && std::isfinite(v.get<double>())) m.values[k] = v.get<double>();
+      else m.not_numbers[k] = NotANumber(v);
+    }
+  } else if (!json_problem_.empty()) {
+    m.json_problem = "its last line that looks like a JSON object is not JSON (" + json_problem_ + ")";
+  }
+  for (const auto& [name, text] : captures_) AddCapture(name, text, m);
+  return m;
+}
 
 PrintedMetrics ParsePrintedMetrics(const std::string& out,
                                    const std::vector<std::pair<std::string, std::regex>>& regex) {
-  PrintedMetrics m;
-  // The last line that is a JSON object.
-  size_t end = out.size();
-  while (end > 0) {
-    size_t start = out.rfind('\n', end - 1);
-    size_t from = start == std::string::npos ? 0 : start + 1;
-    std::string line = out.substr(from, end - from);
-    size_t a = line.find_first_not_of(" \t\r"), b = line.find_last_not_of(" \t\r");
-    if (a != std::string::npos && line[a] == '{' && line[b] == '}') {
-      auto j = nlohmann::json::parse(MarkNonFinite(line.substr(a, b - a + 1)), nullptr, false);
-      if (j.is_object()) {
-        for (const auto& [k, v] : j.items()) {
-          if (v.is_number() && std::isfinite(v.get<double>())) m.values[k] = v.get<double>();
-          else m.not_numbers[k] = NotANumber(v);
-        }
-        break;
-      }
-    }
-    if (start == std::string::npos) break;
-    end = start;
-  }
-  for (const auto& [name, re] : regex) {
-    std::string last;
-    for (auto it = std::sregex_iterator(out.begin(), out.end(), re); it != std::sregex_iterator(); ++it)
-      if (it->size() > 1) last = (*it)[1].str();
-    if (!last.empty()) AddCapture(name, last, m);
-  }
-  return m;
+  PrintedMetricsReader reader(regex);
+  reader.Append(out);
+  return reader.Finish();
 }
 
 }  // namespace cprof::tune

@@ -56,5 +56,62 @@ TEST(PrintedMetricsTest, ACaptureThatIsNoNumberSaysSo) {
   EXPECT_EQ(m.not_numbers.at("tput"), "is \"fast\", not a number");
 }
 
+PrintedMetrics ReadInChunks(const std::string& out, size_t chunk,
+                            const std::vector<std::pair<std::string, std::regex>>& regex = {}) {
+  PrintedMetricsReader reader(regex);
+  for (size_t i = 0; i < out.size(); i += chunk) reader.Append(std::string_view(out).substr(i, chunk));
+  return reader.Finish();
+}
+
+std::string LogLines(size_t bytes) {
+  std::string log;
+  while (log.size() < bytes) log += "step " + std::to_string(log.size()) + " loss 0.5 {not json}\n";
+  return log;
+}
+
+// Only the last 1 MiB of stdout was kept: a result followed by more log than that read as "it
+// reports nothing", and a window that began inside a line read that line's tail as a line
+// (`stale: {"t": 999}` became t = 999).
+TEST(PrintedMetricsTest, TheResultIsReadHoweverMuchOutputFollowsIt) {
+  const std::vector<std::pair<std::string, std::regex>> regex = {{"r", std::regex("result r=([0-9]+)")}};
+  const std::string out = "{\"t\": 10}\nresult r=7\nstale: {\"t\": 999}\n" + LogLines(3 << 20);
+  for (size_t chunk : {size_t{1} << 20, size_t{65536}, size_t{4093}}) {
+    PrintedMetrics m = ReadInChunks(out, chunk, regex);
+    EXPECT_EQ(m.values.at("t"), 10) << chunk;
+    EXPECT_EQ(m.values.at("r"), 7) << chunk;
+  }
+  // A JSON line longer than the old window (1.5 MB of per-iteration times) is read whole.
+  std::string iters = "{\"t\": 3, \"iter_ms\": [";
+  for (int i = 0; i < 250000; ++i) iters += (i ? ", " : "") + std::to_string(i % 97) + ".25";
+  iters += "]}";
+  ASSERT_GT(iters.size(), size_t{1} << 20);
+  PrintedMetrics m = ReadInChunks("warm-up\n" + iters + "\n", 65536);
+  EXPECT_EQ(m.values.at("t"), 3);
+  EXPECT_EQ(m.not_numbers.at("iter_ms"), "is an array, not a number");
+}
+
+TEST(PrintedMetricsTest, AnOverlongLineIsSkippedAndTheNextOneRead) {
+  std::string out(PrintedMetricsReader::kMaxLineBytes + 10, 'x');
+  out = "{\"t\": 1}\n" + out + "\n{\"t\": 2}\n";
+  EXPECT_EQ(ReadInChunks(out, size_t{1} << 20).values.at("t"), 2);
+  out.resize(out.size() - 9);  // the overlong line is the last: the earlier result stands
+  EXPECT_EQ(ReadInChunks(out, size_t{1} << 20).values.at("t"), 1);
+}
+
+// A line that looks like the result and is not JSON says why, where "it reports nothing" sent
+// the user looking for a missing print; a byte-order mark before the line is no reason.
+TEST(PrintedMetricsTest, ALineThatLooksLikeJsonAndIsNotSaysWhy) {
+  PrintedMetrics m = Parse("{\"t\": 10, \"device\": \"Ger\xe4t 0\"}\n");
+  EXPECT_TRUE(m.values.empty());
+  EXPECT_NE(m.json_problem.find("not JSON"), std::string::npos) << m.json_problem;
+  EXPECT_NE(m.json_problem.find("UTF-8"), std::string::npos) << m.json_problem;
+  EXPECT_EQ(m.json_problem.find("json.exception"), std::string::npos) << m.json_problem;
+  EXPECT_EQ(Parse("\xEF\xBB\xBF{\"t\": 4}\n").values.at("t"), 4);
+  // An earlier good line wins over a later broken one, and leaves no problem to report.
+  m = Parse("{\"t\": 5}\n{\"t\": }\n");
+  EXPECT_EQ(m.values.at("t"), 5);
+  EXPECT_TRUE(m.json_problem.empty());
+}
+
 }  // namespace
 }  // namespace cprof::tune

@@ -22,6 +22,8 @@ std::optional<ObjectiveProblem> CheckObjectives(const std::vector<ObjectiveSpec>
   for (const ObjectiveSpec& o : objs) {
     if (r.metrics.count(o.name) || r.not_numbers.count(o.name)) continue;
     if (auto why = r.absent.find(o.name); why != r.absent.end()) return ObjectiveProblem{why->second, true};
+    if (names.empty() && !r.output_problem.empty())
+      return ObjectiveProblem{fmt::format("no objective '{}' in the output: {}", o.name, r.output_problem), true};
     if (names.empty())
       return ObjectiveProblem{
           fmt::format("no objective '{}' in the output (it reports nothing: print a JSON line like "

@@ -267,7 +267,8 @@ std::string ParamEnvName(const std::string& name) {
 }
 
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
-                         TimeNs timeout_ns, const std::string& cwd, std::chrono::steady_clock::time_point stop_at) {
+                         TimeNs timeout_ns, const std::string& cwd, std::chrono::steady_clock::time_point stop_at,
+                         const std::function<void(std::string_view)>& on_stdout) {
   ProcessResult r;
   if (argv.empty()) {
     r.spawn_error = "empty command";
@@ -378,8 +379,12 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
       if (n > 0) {
-        if (fds[i].fd == out_pipe[0]) AppendCapped(r.out, buf, n, kMaxOut);
-        else AppendCapped(r.err, buf, n, kMaxErr);
+        if (fds[i].fd == out_pipe[0]) {
+          AppendCapped(r.out, buf, n, kMaxOut);
+          if (on_stdout) on_stdout(std::string_view(buf, static_cast<size_t>(n)));
+        } else {
+          AppendCapped(r.err, buf, n, kMaxErr);
+        }
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
         (fds[i].fd == out_pipe[0] ? out_open : err_open) = false;
       }
@@ -546,7 +551,11 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
     std::erase_if(env, [](const auto& kv) { return kv.first == "TMPDIR"; });
     env.emplace_back("TMPDIR", dir);
   }
-  ProcessResult p = RunProcess(argv, env, spec_.timeout_ns, spec_.cwd, deadline_.load());
+  // The metrics from all of stdout as it comes: a result printed before 1 MiB of log, or on a line
+  // of more than 1 MiB, was lost with the start of the captured output.
+  PrintedMetricsReader printed_reader(regex_);
+  ProcessResult p = RunProcess(argv, env, spec_.timeout_ns, spec_.cwd, deadline_.load(),
+                               [&](std::string_view chunk) { printed_reader.Append(chunk); });
   res.seconds = p.seconds;
   if (p.past_deadline) {
     res.state = TrialState::kFailed;
@@ -577,9 +586,10 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
     res.exit_error = !tail.empty();
     return res;
   }
-  PrintedMetrics printed = ParsePrintedMetrics(p.out, regex_);
+  PrintedMetrics printed = printed_reader.Finish();
   res.metrics = std::move(printed.values);
   res.not_numbers = std::move(printed.not_numbers);
+  res.output_problem = std::move(printed.json_problem);
   // Complete, even with no metrics at all: the tuner checks that the objectives are present, and
   // knows whether any trial of the study has reported them (a misspelt --objective is an error).
   res.state = TrialState::kComplete;

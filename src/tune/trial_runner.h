@@ -116,9 +116,11 @@ struct ProcessResult {
 
 // Runs argv with extra environment, capturing output; see the header comment for timeouts.
 // `stop_at`: a deadline beside the timeout (tune --time), reported apart (past_deadline).
+// `on_stdout`, when given, also sees all of stdout as it comes (ProcessResult::out keeps its end).
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
                          TimeNs timeout_ns, const std::string& cwd,
-                         std::chrono::steady_clock::time_point stop_at = std::chrono::steady_clock::time_point::max());
+                         std::chrono::steady_clock::time_point stop_at = std::chrono::steady_clock::time_point::max(),
+                         const std::function<void(std::string_view)>& on_stdout = {});
 
 class TrialRunner final : public Evaluator {
  public:
