@@ -1,6 +1,7 @@
 // A tune study's life through the real binary: resume after kill -9 with nothing lost or
 // repeated, kill -9 ending the running trial, Ctrl-C stopping it and the rerun running it, the
-// rerun after a study stopped for its setup, and two processes sharing one SQLite study.
+// rerun after a study stopped for its setup (an exit code or a crash), and two processes sharing
+// one SQLite study.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -246,6 +247,30 @@ TEST(TuneCommandTest, AStudyStoppedByItsSetupRerunsThoseTrialsAfterTheFix) {
   ASSERT_EQ(after.size(), 5u);
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(after[i].first, stopped[i].first);
   for (const auto& [key, state] : after) EXPECT_EQ(state, "complete") << key;
+}
+
+// A command killed by the same signal on its first trials, the default among them (a library
+// that segfaults on load), stops the study as an exit code does: it spent the whole budget and
+// the rerun after the fix found every trial failed.
+TEST(TuneCommandTest, AStudyWhoseCommandCrashesEveryTimeStopsAndRerunsAfterTheFix) {
+  Workload w = MakeWorkload("crash_fixed", 0.0);
+  std::ofstream(w.space) << "parameters:\n  - {name: x, type: int, low: 0, high: 9, default: 3}\n"
+                            "  - {name: y, type: int, low: 0, high: 9, default: 6}\n";
+  const std::string fixed = (w.dir / "FIXED").string();
+  w.command[2] = "test -e " + fixed + " || kill -SEGV $$; " + w.command[2];
+  std::vector<std::string> args = {kBinary,   "tune", "--space", w.space,   "--storage", "sqlite://" + w.db,
+                                   "--budget", "8",   "--seed",  "1",       "--remeasure", "0",
+                                   "--report", "",    "--"};
+  args.insert(args.end(), w.command.begin(), w.command.end());
+  ProcessResult r = RunProcess(args, {}, 600 * kNsPerS, "/tmp");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("failed the same way: killed by signal 11"), std::string::npos) << r.err;
+  EXPECT_EQ(Trials(w.db).size(), 3u);
+  std::ofstream(fixed) << "";
+  r = RunProcess(args, {}, 600 * kNsPerS, "/tmp");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("8 evaluations (0 failed)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("default  ms = 1"), std::string::npos) << r.out;
 }
 
 TEST(TuneCommandTest, TwoProcessesShareOneSqliteStudy) {

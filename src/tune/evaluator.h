@@ -31,7 +31,8 @@ struct EvalResult {
   std::string output_problem;
   std::string reason;                      // why it failed / is infeasible
   // Failed because the command exited non-zero with a message on stderr (the reason quotes its
-  // last line): the same one on the study's first trials means the command itself is wrong.
+  // last line) or was killed by a signal: the same on the study's first trials means the command
+  // itself is wrong.
   bool exit_error = false;
   bool timed_out = false;                  // failed because it ran past the timeout
   // Stopped at the run's deadline (SetDeadline): says nothing about the configuration.

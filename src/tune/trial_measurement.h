@@ -18,7 +18,7 @@ namespace study_run_internal {
 // What Measure saw beyond the record's state and reason.
 struct Measured {
   bool objective_absent = false;  // the command ran but did not print an objective (trial_outcome.h)
-  bool exit_error = false;  // exited non-zero with a message, or timed out (EvalResult::exit_error, timed_out)
+  bool exit_error = false;  // exited non-zero with a message, crashed, or timed out (EvalResult::exit_error, timed_out)
   bool past_deadline = false;  // --time stopped it before its first measurement: it says nothing
 };
 

@@ -577,6 +577,9 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
   if (p.signal) {
     res.state = TrialState::kFailed;
     res.reason = "killed by " + SignalName(p.signal);
+    // The same crash on the first trials, the default among them, is the setup's (a library that
+    // fails to load): it stops the study as an exit code with a message does.
+    res.exit_error = true;
     return res;
   }
   if (p.exit_code != 0) {

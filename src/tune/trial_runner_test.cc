@@ -84,7 +84,7 @@ TEST(TrialRunnerTest, FailuresCarryTheReason) {
   r = RunSpec(spec);
   EXPECT_EQ(r.state, TrialState::kFailed);
   EXPECT_NE(r.reason.find("signal 11"), std::string::npos);
-  EXPECT_FALSE(r.exit_error);
+  EXPECT_TRUE(r.exit_error);  // a crash: the same one from the start stops the study
 
   spec.argv = {"/nonexistent/{fmt}"};  // a program named by a placeholder fails when it runs
   r = RunSpec(spec);
