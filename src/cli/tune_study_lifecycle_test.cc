@@ -273,6 +273,30 @@ TEST(TuneCommandTest, AStudyWhoseCommandCrashesEveryTimeStopsAndRerunsAfterTheFi
   EXPECT_NE(r.out.find("default  ms = 1"), std::string::npos) << r.out;
 }
 
+// A study resumed after its space's default changed runs the new default: the resumed study had
+// no baseline, and said nothing of it.
+TEST(TuneCommandTest, AResumedStudyRunsAChangedDefault) {
+  Workload w = MakeWorkload("default_changed", 0.0);
+  auto run = [&](int x_default, const std::string& budget) {
+    std::ofstream(w.space) << "parameters:\n  - {name: x, type: int, low: 0, high: 9, default: " << x_default
+                           << "}\n  - {name: y, type: int, low: 0, high: 9, default: 6}\n";
+    std::vector<std::string> args = {kBinary,   "tune",  "--space", w.space,   "--storage", "sqlite://" + w.db,
+                                     "--study",  "s",     "--budget", budget,   "--seed", "1", "--remeasure", "0",
+                                     "--report", "",      "--"};
+    args.insert(args.end(), w.command.begin(), w.command.end());
+    return RunProcess(args, {}, 600 * kNsPerS, "/tmp");
+  };
+  ProcessResult r = run(3, "3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("default  ms = 1"), std::string::npos) << r.out;
+  r = run(5, "5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("default  ms = 5"), std::string::npos) << r.out;  // (5, 6): (5-3)^2 + 1
+  std::vector<std::pair<std::string, std::string>> trials = Trials(w.db);
+  ASSERT_EQ(trials.size(), 5u);
+  EXPECT_NE(trials[3].first.find("5"), std::string::npos) << trials[3].first;  // the first trial of the rerun
+}
+
 TEST(TuneCommandTest, TwoProcessesShareOneSqliteStudy) {
   Workload w = MakeWorkload("two", 0.05);
   std::vector<std::string> args = {

@@ -91,12 +91,18 @@ bool ClaimAbandonedTrial(Study& st, StudyStorage& store, const std::string& me, 
 }
 
 // Under st.mu: the configuration to try at this attempt and its label (*label): the default first
-// in an empty study (--default_first), then a start configuration, then the sampler's proposal.
-// nullopt: the sampler proposes nothing; st.stop says whether the study ends.
+// while the study lacks it (--default_first), then a start configuration, then the sampler's
+// proposal. A study resumed with a space whose default changed runs the new one next: it was never
+// run, and the study had no baseline. nullopt: the sampler proposes nothing; st.stop says whether
+// the study ends.
 std::optional<Config> NextProposal(Study& st, const History& h, int attempt, int64_t running,
                                    std::string* label) {
   const Config* start = attempt == 0 ? NextStartConfig(st, st.trials) : nullptr;
-  if (st.opt.default_first && st.trials.empty() && attempt == 0 && st.default_config) {
+  auto lacks_default = [&] {  // from the start: the default is the first trial, found at once
+    const std::optional<std::string> key = st.space.DefaultKey();
+    return key && std::none_of(st.trials.begin(), st.trials.end(), [&](const TrialRecord& t) { return t.key == *key; });
+  };
+  if (st.opt.default_first && attempt == 0 && st.default_config && lacks_default()) {
     *label = "default";
     return *st.default_config;
   }
