@@ -2,17 +2,26 @@
 #include "tune/racing.h"
 
 #include <boost/math/distributions/students_t.hpp>
+#include <algorithm>
 #include <cmath>
 
 namespace cprof::tune {
 namespace {
 
-void MeanVar(std::span<const double> x, double& mean, double& var) {
+// The largest magnitude among the values (1 when all are 0): the statistics are computed on the
+// values divided by it, so that values near DBL_MAX (1e308) have a finite mean and variance.
+double ScaleOf(std::span<const double> x, double scale = 0) {
+  for (double v : x) scale = std::max(scale, std::fabs(v));
+  return scale > 0 && std::isfinite(scale) ? scale : 1;
+}
+
+// Mean and sample variance of x / scale.
+void MeanVar(std::span<const double> x, double scale, double& mean, double& var) {
   mean = 0;
-  for (double v : x) mean += v;
+  for (double v : x) mean += v / scale;
   mean /= static_cast<double>(x.size());
   var = 0;
-  for (double v : x) var += (v - mean) * (v - mean);
+  for (double v : x) var += (v / scale - mean) * (v / scale - mean);
   var = x.size() > 1 ? var / static_cast<double>(x.size() - 1) : 0;
 }
 
@@ -20,9 +29,10 @@ void MeanVar(std::span<const double> x, double& mean, double& var) {
 
 bool ClearlyWorse(std::span<const double> x, std::span<const double> best, double alpha) {
   if (x.size() < 2 || best.size() < 2) return false;
-  double mx, vx, mb, vb;
-  MeanVar(x, mx, vx);
-  MeanVar(best, mb, vb);
+  double mx, vx, mb, vb;  // in units of the larger magnitude: t and df do not depend on it
+  const double scale = ScaleOf(best, ScaleOf(x));
+  MeanVar(x, scale, mx, vx);
+  MeanVar(best, scale, mb, vb);
   if (mx <= mb) return false;
   double sx = vx / static_cast<double>(x.size()), sb = vb / static_cast<double>(best.size());
   double se = std::sqrt(sx + sb);
@@ -39,14 +49,15 @@ MeanInterval MeanConfidenceInterval(std::span<const double> x, double confidence
   MeanInterval r;
   if (x.empty()) return r;
   double m, v;
-  MeanVar(x, m, v);
-  r.mean = r.low = r.high = m;
+  const double scale = ScaleOf(x);
+  MeanVar(x, scale, m, v);
+  r.mean = r.low = r.high = m * scale;
   if (x.size() < 2) return r;
   boost::math::students_t dist(static_cast<double>(x.size() - 1));
   double q = boost::math::quantile(boost::math::complement(dist, (1 - confidence) / 2));
   double half = q * std::sqrt(v / static_cast<double>(x.size()));
-  r.low = m - half;
-  r.high = m + half;
+  r.low = (m - half) * scale;
+  r.high = (m + half) * scale;
   return r;
 }
 
