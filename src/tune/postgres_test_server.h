@@ -15,14 +15,19 @@
 #include <netinet/in.h>
 #include <pwd.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "base/shell_quote.h"
 #include "tune/trial_runner.h"
 
 namespace cprof::tune {
@@ -93,9 +98,20 @@ class PostgresTestServer {
  private:
   PostgresTestServer() = default;
 
+  // Through the shell, not RunProcess: a trial's supervisor kills the processes that leave its
+  // group once the command ends, and the server pg_ctl starts is one.
   ProcessResult Run(std::vector<std::string> argv) const {
     if (as_postgres_) argv.insert(argv.begin(), {"runuser", "-u", "postgres", "--"});
-    return RunProcess(argv, {{"LC_ALL", "C"}}, 120 * kNsPerS, "/tmp");
+    const std::string log = (dir_.empty() ? std::string("/tmp") : dir_) + "/command.out";
+    std::string line = "cd /tmp && LC_ALL=C";
+    for (const std::string& a : argv) line += " " + ShellQuote(a);
+    line += " > " + ShellQuote(log) + " 2>&1";
+    ProcessResult r;
+    const int status = std::system(line.c_str());
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream in(log);
+    r.out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return r;
   }
 
   // The newest /usr/lib/postgresql/<version>/bin (Debian), else initdb on the usual paths.

@@ -6,8 +6,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +21,7 @@
 
 #include "base/shell_quote.h"
 #include "base/temp_dir.h"
+#include "tune/command_supervisor.h"
 #include "tune/printed_metrics.h"
 
 extern char** environ;
@@ -88,77 +87,6 @@ class LiveGroup {
  private:
   int slot_ = -1;
 };
-
-// The first process of a trial (the group leader) supervises the command so that killing `tune`
-// (kill -9, which no handler sees) takes the command and everything it started with it: an
-// orphaned trial went on running beside the rerun that resumed the study, skewing its timings.
-// It forks the command, waits, and exits as the command did (same code, or the same signal); when
-// the thread that started it dies (PR_SET_PDEATHSIG), it sends the group SIGTERM and, 2 s later,
-// SIGKILL, as a timeout does. It ignores the group signals meant for the command. Runs between
-// fork and exec: async-signal-safe calls only.
-[[noreturn]] void SuperviseCommand(pid_t tuner, const char* exe, char* const* argv, char* const* envp,
-                                   int status_fd) {
-  sigset_t waited, old_mask;
-  ::sigemptyset(&waited);
-  ::sigaddset(&waited, SIGCHLD);
-  ::sigaddset(&waited, SIGUSR2);
-  ::sigprocmask(SIG_BLOCK, &waited, &old_mask);
-  constexpr int kGroupSignals[] = {SIGTERM, SIGINT, SIGHUP};
-  struct sigaction ignore = {}, old_actions[3] = {};
-  ignore.sa_handler = SIG_IGN;
-  for (int i = 0; i < 3; ++i) ::sigaction(kGroupSignals[i], &ignore, &old_actions[i]);
-  ::prctl(PR_SET_PDEATHSIG, SIGUSR2);
-  bool orphaned = ::getppid() != tuner;  // died before prctl
-  const pid_t cmd = ::fork();
-  if (cmd == 0) {
-    for (int i = 0; i < 3; ++i) ::sigaction(kGroupSignals[i], &old_actions[i], nullptr);
-    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    ::execve(exe, argv, envp);
-    int e = errno;
-    (void)!::write(status_fd, &e, sizeof e);
-    ::_exit(127);
-  }
-  if (cmd < 0) {
-    int e = errno;
-    (void)!::write(status_fd, &e, sizeof e);
-    ::_exit(127);
-  }
-  ::close(status_fd);
-  ::close(1);  // the command's output pipes close when it and its children are done
-  ::close(2);
-  int wstatus = 0;
-  while (true) {
-    if (orphaned) {
-      ::kill(-::getpgrp(), SIGTERM);
-      for (int i = 0; i < 40 && ::waitpid(cmd, &wstatus, WNOHANG) == 0; ++i) {
-        struct timespec ts = {0, 50 * 1000 * 1000};
-        ::nanosleep(&ts, nullptr);
-      }
-      ::kill(-::getpgrp(), SIGKILL);  // this process too
-      ::_exit(137);
-    }
-    siginfo_t info;
-    if (::sigwaitinfo(&waited, &info) < 0) continue;  // EINTR
-    if (info.si_signo == SIGUSR2) {
-      orphaned = true;
-      continue;
-    }
-    const pid_t w = ::waitpid(cmd, &wstatus, WNOHANG);
-    if (w == cmd && (WIFEXITED(wstatus) || WIFSIGNALED(wstatus))) break;
-  }
-  if (WIFEXITED(wstatus)) ::_exit(WEXITSTATUS(wstatus));
-  // Killed by a signal: die of the same one (without a second core dump).
-  const int sig = WTERMSIG(wstatus);
-  struct rlimit no_core = {0, 0};
-  ::setrlimit(RLIMIT_CORE, &no_core);
-  ::signal(sig, SIG_DFL);
-  sigset_t unblock;
-  ::sigemptyset(&unblock);
-  ::sigaddset(&unblock, sig);
-  ::sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
-  ::kill(::getpid(), sig);
-  ::_exit(128 + sig);
-}
 
 // The last non-empty line of `s` that does not start with `skip` (a wrapper's own messages).
 std::string LastLine(const std::string& s, const std::string& skip) {

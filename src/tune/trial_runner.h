@@ -15,7 +15,8 @@
 // that argument's flag (SubstituteArguments), is the empty word '' with `shell`, and leaves an
 // environment template naming it unset. The child runs in its own process group; on timeout the whole
 // group is killed (SIGTERM, then SIGKILL after a grace period), and so it is when tune itself
-// dies, kill -9 included (the group's first process supervises the command).
+// dies, kill -9 included (the group's first process supervises the command, and kills what left
+// the group once the command ends: command_supervisor.h).
 // Metrics: the last line of stdout that is a JSON object (`{"latency_ms": 12.3, "mem_mb": 800}`),
 // plus `regex` captures (the last match in stdout; group 1 is the value) under their names
 // (printed_metrics.h; values that are not finite numbers go to EvalResult::not_numbers). A nonzero

@@ -131,6 +131,39 @@ TEST(TrialRunnerTest, TimeoutKillsTheWholeProcessGroup) {
   std::filesystem::remove_all(dir);
 }
 
+// Whether process `pid` has ended (gone, or a zombie), waiting up to a second.
+bool Ends(pid_t pid) {
+  for (int i = 0; i < 50; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string p, comm, state;
+    if (!(stat >> p >> comm >> state) || state == "Z") return true;
+    usleep(20000);
+  }
+  return false;
+}
+
+// A process that left the trial's group with setsid() escaped the group's kill and ran on after
+// the trial, on a timeout and after a normal exit alike.
+TEST(TrialRunnerTest, AProcessThatLeftTheGroupEndsWithTheTrial) {
+  auto dir = std::filesystem::temp_directory_path() / ("cprof_setsid_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const char* end : {"sleep 30", "exit 0"}) {
+    const std::string pidfile = (dir / "escaped.pid").string();
+    std::filesystem::remove(pidfile);
+    CommandSpec spec;
+    spec.argv = {"/bin/sh", "-c", "setsid sleep 31 & echo $! > " + pidfile + "; sleep 0.2; " + end};
+    spec.timeout_ns = 1500 * kNsPerMs;
+    EvalResult r = RunSpec(spec);
+    EXPECT_EQ(r.timed_out, std::string(end) == "sleep 30") << r.reason;
+    pid_t escaped = 0;
+    std::ifstream(pidfile) >> escaped;
+    ASSERT_GT(escaped, 0) << end;
+    EXPECT_TRUE(Ends(escaped)) << "the setsid'd process outlived the trial (" << end << ")";
+    if (!Ends(escaped)) ::kill(escaped, SIGKILL);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // One --shell command line.
 EvalResult RunShell(const std::string& text, std::map<std::string, std::string> params) {
   CommandSpec spec;

@@ -1,0 +1,150 @@
+// The trial's supervisor (command_supervisor.h).
+#include "tune/command_supervisor.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace cprof::tune {
+namespace {
+
+// This process's children, from /proc/<pid>/task/<pid>/children (the supervisor has one thread),
+// into `pids`; how many. 0 when the kernel does not offer the file (CONFIG_PROC_CHILDREN).
+int ReadChildren(pid_t* pids, int capacity) {
+  char path[64] = "/proc/";
+  char digits[16];
+  int n = 0;
+  for (pid_t v = ::getpid(); v > 0 && n < 15; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
+  int at = 6;
+  for (int k = 0; k < 2; ++k) {
+    for (int i = n - 1; i >= 0; --i) path[at++] = digits[i];
+    const char* part = k == 0 ? "/task/" : "/children";
+    for (const char* c = part; *c; ++c) path[at++] = *c;
+  }
+  path[at] = '\0';
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[4096];
+  ssize_t got;
+  do got = ::read(fd, buf, sizeof buf - 1);
+  while (got < 0 && errno == EINTR);
+  ::close(fd);
+  int count = 0;
+  pid_t v = 0;
+  for (ssize_t i = 0; i < (got > 0 ? got : 0); ++i) {
+    if (buf[i] >= '0' && buf[i] <= '9') {
+      v = v * 10 + (buf[i] - '0');
+    } else if (v > 0) {
+      if (count < capacity) pids[count++] = v;
+      v = 0;
+    }
+  }
+  if (v > 0 && count < capacity) pids[count++] = v;
+  return count;
+}
+
+// Kills the children outside this process group, and their children as they are orphaned to
+// this subreaper in turn; reaps them. Children in the group are left to the group's kill.
+void KillEscapedDescendants() {
+  const pid_t group = ::getpgrp();
+  for (int round = 0; round < 64; ++round) {
+    pid_t pids[256];
+    const int n = ReadChildren(pids, 256);
+    bool killed = false;
+    for (int i = 0; i < n; ++i) {
+      if (::getpgid(pids[i]) == group) continue;
+      ::kill(pids[i], SIGKILL);
+      killed = true;
+    }
+    // Reap what died (the killed, and in-group orphans that ended), without waiting for the rest.
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    if (!killed) return;
+    struct timespec ts = {0, 5 * 1000 * 1000};  // their children reach this subreaper
+    ::nanosleep(&ts, nullptr);
+  }
+}
+
+}  // namespace
+
+[[noreturn]] void SuperviseCommand(pid_t tuner, const char* exe, char* const* argv, char* const* envp,
+                                   int status_fd) {
+  sigset_t waited, old_mask;
+  ::sigemptyset(&waited);
+  ::sigaddset(&waited, SIGCHLD);
+  ::sigaddset(&waited, SIGUSR2);
+  ::sigprocmask(SIG_BLOCK, &waited, &old_mask);
+  constexpr int kGroupSignals[] = {SIGTERM, SIGINT, SIGHUP};
+  struct sigaction ignore = {}, old_actions[3] = {};
+  ignore.sa_handler = SIG_IGN;
+  for (int i = 0; i < 3; ++i) ::sigaction(kGroupSignals[i], &ignore, &old_actions[i]);
+  ::prctl(PR_SET_PDEATHSIG, SIGUSR2);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  bool orphaned = ::getppid() != tuner;  // died before prctl
+  const pid_t cmd = ::fork();
+  if (cmd == 0) {
+    for (int i = 0; i < 3; ++i) ::sigaction(kGroupSignals[i], &old_actions[i], nullptr);
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    ::execve(exe, argv, envp);
+    int e = errno;
+    (void)!::write(status_fd, &e, sizeof e);
+    ::_exit(127);
+  }
+  if (cmd < 0) {
+    int e = errno;
+    (void)!::write(status_fd, &e, sizeof e);
+    ::_exit(127);
+  }
+  ::close(status_fd);
+  ::close(1);  // the command's output pipes close when it and its children are done
+  ::close(2);
+  int wstatus = 0;
+  while (true) {
+    if (orphaned) {
+      ::kill(-::getpgrp(), SIGTERM);
+      for (int i = 0; i < 40 && ::waitpid(cmd, &wstatus, WNOHANG) == 0; ++i) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        ::nanosleep(&ts, nullptr);
+      }
+      KillEscapedDescendants();
+      ::kill(-::getpgrp(), SIGKILL);  // this process too
+      ::_exit(137);
+    }
+    siginfo_t info;
+    if (::sigwaitinfo(&waited, &info) < 0) continue;  // EINTR
+    if (info.si_signo == SIGUSR2) {
+      orphaned = true;
+      continue;
+    }
+    // The command, or an orphan of it that ended (a subreaper's child): reap them all.
+    bool ended = false;
+    int st = 0;
+    for (pid_t w; (w = ::waitpid(-1, &st, WNOHANG)) > 0;)
+      if (w == cmd && (WIFEXITED(st) || WIFSIGNALED(st))) {
+        wstatus = st;
+        ended = true;
+      }
+    if (ended) break;
+  }
+  KillEscapedDescendants();
+  if (WIFEXITED(wstatus)) ::_exit(WEXITSTATUS(wstatus));
+  // Killed by a signal: die of the same one (without a second core dump).
+  const int sig = WTERMSIG(wstatus);
+  struct rlimit no_core = {0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  ::signal(sig, SIG_DFL);
+  sigset_t unblock;
+  ::sigemptyset(&unblock);
+  ::sigaddset(&unblock, sig);
+  ::sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
+  ::kill(::getpid(), sig);
+  ::_exit(128 + sig);
+}
+
+}  // namespace cprof::tune
