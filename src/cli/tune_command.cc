@@ -452,10 +452,14 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   StatusOr<TuneResult> study = RunStudy(space, *evaluator, *storage, topt, progress);
   for (size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &old_actions[i], nullptr);
   if (const int sig = TrialsInterrupted()) {
-    ctx.err << fmt::format("cann-profiler: tune interrupted by signal {}: {}\n", sig,
-                           shown_url == "memory" ? "the study was in memory and is lost"
-                                                   : "the trials that were running rerun when the same command "
-                                                     "resumes the study (" + shown_url + ")");
+    // Said the same whether a trial was running or the final re-measurement was: "the trials
+    // that were running rerun" when none was read as if work were lost.
+    ctx.err << fmt::format("tune interrupted by signal {}: {}\n", sig,
+                           shown_url == "memory"
+                               ? "the study was in memory and is lost"
+                               : "the finished trials are kept in " + shown_url +
+                                     "; the same command resumes the study (a trial that was running runs again, "
+                                     "and the final re-measurement is redone)");
     ctx.err.flush();
     ::signal(sig, SIG_DFL);
     ::raise(sig);
