@@ -6,6 +6,7 @@
 namespace cprof {
 
 std::optional<int> TorchMajorVersion(std::string_view version) {
+  if (version.empty() || version[0] < '0' || version[0] > '9') return std::nullopt;  // "?", "-1", "v2"
   int major = 0;
   const auto [end, ec] = std::from_chars(version.data(), version.data() + version.size(), major);
   if (ec != std::errc() || end == version.data()) return std::nullopt;

@@ -15,6 +15,7 @@ TEST(TorchVersionTest, ReadsTheMajorVersion) {
   EXPECT_EQ(TorchMajorVersion("?"), std::nullopt);
   EXPECT_EQ(TorchMajorVersion("v2.0"), std::nullopt);
   EXPECT_EQ(TorchMajorVersion("12abc"), std::nullopt);
+  EXPECT_EQ(TorchMajorVersion("-1"), std::nullopt);
 }
 
 TEST(TorchVersionTest, CompileNeedsPyTorchTwoAndAnUnknownVersionKeepsIt) {

@@ -35,8 +35,12 @@ int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostrea
   // The command after `--` is the target's, word for word, so CLI11 never sees it: it read
   // "[64,128]" as the list 64 128 and "[]" as nothing, and after `--env A=B` took a target's
   // `--layers` for an option. The words are given to the subcommand's `command` after parsing.
+  // Other subcommands keep CLI11's `--` (`diagnose -- -odd-name.json`).
   std::optional<std::vector<std::string>> after_dashes;
-  if (auto dashes = std::find(args.begin(), args.end(), "--"); dashes != args.end()) {
+  const bool runs_a_command = !args.empty() && std::any_of(commands.begin(), commands.end(), [&](const Command& c) {
+    return c.app->get_name() == args[0] && c.app->get_option_no_throw("command") != nullptr;
+  });
+  if (auto dashes = std::find(args.begin(), args.end(), "--"); runs_a_command && dashes != args.end()) {
     after_dashes.emplace(dashes + 1, args.end());
     args.erase(dashes + 1, args.end());
   }
@@ -63,11 +67,7 @@ int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostrea
   if (after_dashes) {
     for (CLI::App* sub : app.get_subcommands()) {
       CLI::Option* command = sub->get_option_no_throw("command");
-      if (command == nullptr) {
-        err << fmt::format("{}: error: `{}` runs no command: nothing goes after `--` (see --help)\n", name,
-                           sub->get_name());
-        return static_cast<int>(ExitCode::kBadInput);
-      }
+      if (command == nullptr) continue;
       // A word before `--` (`cann-auto-tune tune --space s -- ./bench {x}`: tune is implied).
       if (command->count() > 0) {
         std::vector<std::string> words;
@@ -78,9 +78,14 @@ int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostrea
         return static_cast<int>(ExitCode::kBadInput);
       }
       if (after_dashes->empty()) continue;
-      command->allow_extra_args(false);  // as given: no "[a,b]" lists
-      command->add_result(*after_dashes);
-      command->run_callback();
+      try {
+        command->allow_extra_args(false);  // as given: no "[a,b]" lists
+        command->add_result(*after_dashes);
+        command->run_callback();
+      } catch (const CLI::Error& e) {
+        err << name << ": error: " << e.what() << " (see --help)\n";
+        return static_cast<int>(ExitCode::kBadInput);
+      }
     }
   }
 

@@ -238,8 +238,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     RETURN_IF_ERROR(ParseDiagnosis(report, o.from_diagnosis).status());
     ASSIGN_OR_RETURN(DiagnosisGuidance g,
                      ParseDiagnosisGuidance(report, o.from_diagnosis, /*require_knobs=*/o.space.empty()));
-    if (!o.quiet)
-      for (const std::string& note : g.notes) ctx.err << "from " << o.from_diagnosis << ": " << note << "\n";
+    // About the knobs of the guidance's own space; a --space of the user's says its own.
+    if (o.space.empty())
+      for (const std::string& note : g.notes) ctx.err << "note: " << o.from_diagnosis << ": " << note << "\n";
     guidance = std::move(g);
   }
   if (o.space.empty() && o.replay.empty() && !guidance)

@@ -14,38 +14,28 @@
 namespace cprof::tune {
 namespace {
 
-// This process's children, from /proc/<pid>/task/<pid>/children (the supervisor has one thread),
-// into `pids`; how many. 0 when the kernel does not offer the file (CONFIG_PROC_CHILDREN).
+// This process's children (its one thread's, /proc/thread-self/children: in another pid
+// namespace's /proc a path with our pid would name someone else), into `pids`; how many. 0 when
+// the kernel does not offer the file (CONFIG_PROC_CHILDREN, Linux 3.17+).
 int ReadChildren(pid_t* pids, int capacity) {
-  char path[64] = "/proc/";
-  char digits[16];
-  int n = 0;
-  for (pid_t v = ::getpid(); v > 0 && n < 15; v /= 10) digits[n++] = static_cast<char>('0' + v % 10);
-  int at = 6;
-  for (int k = 0; k < 2; ++k) {
-    for (int i = n - 1; i >= 0; --i) path[at++] = digits[i];
-    const char* part = k == 0 ? "/task/" : "/children";
-    for (const char* c = part; *c; ++c) path[at++] = *c;
-  }
-  path[at] = '\0';
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  const int fd = ::open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
-  char buf[4096];
+  char buf[8192];
   ssize_t got;
-  do got = ::read(fd, buf, sizeof buf - 1);
+  do got = ::read(fd, buf, sizeof buf);
   while (got < 0 && errno == EINTR);
   ::close(fd);
+  // A full buffer may end inside a number: only numbers followed by a space count.
   int count = 0;
   pid_t v = 0;
-  for (ssize_t i = 0; i < (got > 0 ? got : 0); ++i) {
+  for (ssize_t i = 0; i < (got > 0 ? got : 0) && count < capacity; ++i) {
     if (buf[i] >= '0' && buf[i] <= '9') {
       v = v * 10 + (buf[i] - '0');
-    } else if (v > 0) {
-      if (count < capacity) pids[count++] = v;
+    } else {
+      if (v > 0) pids[count++] = v;
       v = 0;
     }
   }
-  if (v > 0 && count < capacity) pids[count++] = v;
   return count;
 }
 
@@ -54,8 +44,8 @@ int ReadChildren(pid_t* pids, int capacity) {
 void KillEscapedDescendants() {
   const pid_t group = ::getpgrp();
   for (int round = 0; round < 64; ++round) {
-    pid_t pids[256];
-    const int n = ReadChildren(pids, 256);
+    pid_t pids[1024];
+    const int n = ReadChildren(pids, 1024);
     bool killed = false;
     for (int i = 0; i < n; ++i) {
       if (::getpgid(pids[i]) == group) continue;

@@ -134,61 +134,78 @@ void PrintedMetricsReader::Append(std::string_view data) {
     pending_.append(data);
     data = {};
     if (pending_.size() < kBlockBytes) return;
-    const size_t last_nl = pending_.rfind('\n');
-    if (last_nl != std::string::npos) {
-      ReadBlock(std::string_view(pending_).substr(0, last_nl + 1));
+    // pending_ held no newline before `scanned_`: search only what came since (a long line read
+    // 64 KiB at a time was searched whole at every read).
+    const size_t nl = std::string_view(pending_).substr(scanned_).rfind('\n');
+    if (nl != std::string_view::npos) {
+      const size_t last_nl = scanned_ + nl;
+      const std::string_view block = std::string_view(pending_).substr(0, last_nl + 1);
+      ReadBlock(block, /*last=*/false);
+      // Kept for a `$` at the very end, should the output end here.
+      const size_t line = last_nl == 0 ? std::string_view::npos : block.rfind('\n', last_nl - 1);
+      last_line_.assign(block.substr(line == std::string_view::npos ? 0 : line + 1));
       pending_.erase(0, last_nl + 1);
     }
+    scanned_ = pending_.size();
     if (pending_.size() > kMaxLineBytes) {  // one line, too long to keep: skip to its end
       pending_.clear();
       pending_.shrink_to_fit();
+      scanned_ = 0;
       skipping_line_ = true;
     }
   }
 }
 
-void PrintedMetricsReader::ReadBlock(std::string_view block) {
+void PrintedMetricsReader::ReadBlock(std::string_view block, bool last) {
   // The last line of the block that is a JSON object, from the end; a later block's replaces it.
+  // Lines that only look like one (a Python dict printed with single quotes) are checked without
+  // building them, and the last is kept to say why it is not JSON.
   size_t end = block.size();
-  std::string problem;
+  bool bad_seen = false;
   while (end > 0) {
     const size_t start = block.rfind('\n', end - 1);
     const size_t from = start == std::string_view::npos ? 0 : start + 1;
     std::string_view object;
-    if (LooksLikeObject(block.substr(from, end - from), &object)) {
-      std::string why;
-      if (!ParseObject(object, &why).is_null()) {
+    if (end - from <= kMaxLineBytes && LooksLikeObject(block.substr(from, end - from), &object)) {
+      if (nlohmann::json::accept(MarkNonFinite(std::string(object)))) {
         json_line_.assign(object);
         break;
       }
-      if (problem.empty()) problem = std::move(why);  // the last such line's
+      if (!bad_seen) bad_line_.assign(object);
+      bad_seen = true;
     }
     if (start == std::string_view::npos) break;
     end = start;
   }
-  if (!problem.empty()) json_problem_ = std::move(problem);  // read only when no line is an object
+  // ^ and $ match at the start and end of all the output, as when it was searched at once.
+  auto flags = std::regex_constants::match_default;
+  if (!first_block_) flags |= std::regex_constants::match_not_bol;
+  if (!last) flags |= std::regex_constants::match_not_eol;
+  first_block_ = false;
   for (const auto& [name, re] : regex_) {
-    std::string last;
-    for (auto it = std::cregex_iterator(block.data(), block.data() + block.size(), re); it != std::cregex_iterator();
-         ++it)
-      if (it->size() > 1) last = (*it)[1].str();
-    if (!last.empty()) captures_[name] = std::move(last);
+    std::string capture;
+    for (auto it = std::cregex_iterator(block.data(), block.data() + block.size(), re, flags);
+         it != std::cregex_iterator(); ++it)
+      if (it->size() > 1) capture = (*it)[1].str();
+    if (!capture.empty()) captures_[name] = std::move(capture);
   }
 }
 
 PrintedMetrics PrintedMetricsReader::Finish() {
-  if (!skipping_line_ && !pending_.empty()) ReadBlock(pending_);
+  // The end of the output: what is pending, or the last line read, again, for a `$` there.
+  if (!skipping_line_) ReadBlock(pending_.empty() ? last_line_ : pending_, /*last=*/true);
   pending_.clear();
   PrintedMetrics m;
+  std::string problem;
   if (!json_line_.empty()) {
-    std::string unused;
-    const nlohmann::json object = ParseObject(json_line_, &unused);
+    const nlohmann::json object = ParseObject(json_line_, &problem);
     for (const auto& [k, v] : object.items()) {
       if (v.is_number() && std::isfinite(v.get<double>())) m.values[k] = v.get<double>();
       else m.not_numbers[k] = NotANumber(v);
     }
-  } else if (!json_problem_.empty()) {
-    m.json_problem = "its last line that looks like a JSON object is not JSON (" + json_problem_ + ")";
+  } else if (!bad_line_.empty()) {
+    ParseObject(bad_line_, &problem);
+    m.json_problem = "its last line that looks like a JSON object is not JSON (" + problem + ")";
   }
   for (const auto& [name, text] : captures_) AddCapture(name, text, m);
   return m;

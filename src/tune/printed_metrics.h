@@ -30,7 +30,7 @@ struct PrintedMetrics {
 
 // Reads a command's stdout as it comes, in bounded memory however much it prints: the output
 // is read in blocks of whole lines, and only the last JSON object line and each regex's last
-// capture are kept. A line longer than kMaxLineBytes is skipped.
+// capture are kept. A line longer than kMaxLineBytes is not read.
 //
 //   PrintedMetricsReader reader(regexes);
 //   while (read(fd, buf, n)) reader.Append({buf, n});
@@ -46,13 +46,16 @@ class PrintedMetricsReader {
   PrintedMetrics Finish();  // reads what is left (a last line without a newline counts)
 
  private:
-  void ReadBlock(std::string_view block);
+  void ReadBlock(std::string_view block, bool last);
 
   const std::vector<std::pair<std::string, std::regex>>& regex_;
   std::string pending_;          // output not yet read: part of a block, or of one long line
+  size_t scanned_ = 0;           // pending_ has no newline before this
   bool skipping_line_ = false;   // inside a line longer than kMaxLineBytes: up to its newline
+  bool first_block_ = true;      // the next block starts the output (for ^ in a regex)
+  std::string last_line_;        // the last line of the last block read
   std::string json_line_;        // the last line that is a JSON object
-  std::string json_problem_;     // why the last line that looked like one is not
+  std::string bad_line_;         // the last line that looked like one and is not JSON
   std::map<std::string, std::string> captures_;  // metric -> its regex's last capture
 };
 

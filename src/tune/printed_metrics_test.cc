@@ -90,12 +90,29 @@ TEST(PrintedMetricsTest, TheResultIsReadHoweverMuchOutputFollowsIt) {
   EXPECT_EQ(m.not_numbers.at("iter_ms"), "is an array, not a number");
 }
 
-TEST(PrintedMetricsTest, AnOverlongLineIsSkippedAndTheNextOneRead) {
-  std::string out(PrintedMetricsReader::kMaxLineBytes + 10, 'x');
-  out = "{\"t\": 1}\n" + out + "\n{\"t\": 2}\n";
-  EXPECT_EQ(ReadInChunks(out, size_t{1} << 20).values.at("t"), 2);
-  out.resize(out.size() - 9);  // the overlong line is the last: the earlier result stands
-  EXPECT_EQ(ReadInChunks(out, size_t{1} << 20).values.at("t"), 1);
+// A JSON line over kMaxLineBytes is not read, whatever the size of the reads: the result before
+// it stands, and a line after it is read.
+TEST(PrintedMetricsTest, AnOverlongLineIsNotReadAndTheNextOneIs) {
+  const std::string overlong =
+      "{\"t\": 3, \"pad\": \"" + std::string(PrintedMetricsReader::kMaxLineBytes, 'x') + "\"}\n";
+  for (size_t chunk : {size_t{1} << 20, size_t{65536}, overlong.size() + 100}) {
+    EXPECT_EQ(ReadInChunks("{\"t\": 1}\n" + overlong, chunk).values.at("t"), 1) << chunk;
+    EXPECT_EQ(ReadInChunks("{\"t\": 1}\n" + overlong + "{\"t\": 2}\n", chunk).values.at("t"), 2) << chunk;
+  }
+}
+
+// The output is read in blocks, and ^ and $ still mean its start and end.
+TEST(PrintedMetricsTest, RegexAnchorsMeanTheWholeOutput) {
+  const std::vector<std::pair<std::string, std::regex>> regex = {{"first", std::regex("^step ([0-9]+)")},
+                                                                  {"last", std::regex("step ([0-9]+)\\n$")}};
+  std::string out;
+  for (int i = 1; i <= 200000; ++i) out += "step " + std::to_string(i) + "\n";
+  ASSERT_GT(out.size(), size_t{1} << 20);
+  for (size_t chunk : {size_t{65536}, out.size()}) {
+    PrintedMetrics m = ReadInChunks(out, chunk, regex);
+    EXPECT_EQ(m.values.at("first"), 1) << chunk;
+    EXPECT_EQ(m.values.at("last"), 200000) << chunk;
+  }
 }
 
 // A line that looks like the result and is not JSON says why, where "it reports nothing" sent

@@ -76,9 +76,9 @@ Measured Measure(Study& st, TrialRecord& t, const std::vector<double>& incumbent
   std::map<std::string, int> count;
   for (const auto& m : ms) {
     mj.push_back(json::parse(MetricsJson(m)));
-    for (const auto& [k, v] : m) mean[k] += v, count[k]++;
+    // A running mean: three values of 1e308 summed to inf.
+    for (const auto& [k, v] : m) mean[k] += (v - mean[k]) / ++count[k];
   }
-  for (auto& [k, v] : mean) v /= count[k];
   t.metrics = t.state == TrialState::kComplete ? MetricsJson(mean) : "";
   t.measurements = mj.dump();
   t.finished_at = UnixNow();

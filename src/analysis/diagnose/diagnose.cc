@@ -8,6 +8,7 @@
 
 #include "analysis/diagnose/category_changes.h"
 #include "analysis/diagnose/rules.h"
+#include "base/torch_version.h"
 #include "base/time_units.h"
 
 namespace cprof {
@@ -31,7 +32,8 @@ Diagnosis Diagnose(const Trace& trace, const DiagnoseOptions& options) {
   d.problem = options.problem;
   d.threshold_text = options.threshold_text;
   d.source_format = trace.MetadataText(meta::kSourceFormat);
-  d.torch_version = trace.MetadataText(meta::kTorchVersion);
+  // A version, not the collector's "?" for a torch without __version__.
+  if (std::string v = trace.MetadataText(meta::kTorchVersion); TorchMajorVersion(v)) d.torch_version = std::move(v);
   for (Finding& f : d.findings) NoteTorchCompileNeeds(f.suggestions, d.torch_version);
   d.span_ns = ctx.span_ns();
   const std::vector<Step>& steps = ctx.steps();
