@@ -43,6 +43,7 @@ std::vector<std::string> RedactedArgv(std::vector<std::string> argv) {
     arg = RedactUrlPasswords(std::move(arg));
     if (arg.size() < 2 || arg[0] != '-') continue;
     const size_t name_at = arg.find_first_not_of('-');
+    if (name_at == std::string::npos) continue;  // "--", "---": no name (substr(npos) threw)
     const size_t eq = arg.find('=');
     std::string name = arg.substr(name_at, eq == std::string::npos ? std::string::npos : eq - name_at);
     std::replace(name.begin(), name.end(), '-', '_');

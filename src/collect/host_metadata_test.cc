@@ -25,5 +25,12 @@ TEST(HostMetadataTest, SecretOptionsOnTheCommandLineAreRedacted) {
   EXPECT_EQ(RedactedArgv(argv), want);
 }
 
+// A word of dashes alone (`trace -- prog --`) threw out of substr: the trace was never written.
+TEST(HostMetadataTest, WordsOfDashesAloneAreKept) {
+  const std::vector<std::string> argv = {"prog", "--", "---", "-", "-=x", "--=y", "--token", "t"};
+  const std::vector<std::string> want = {"prog", "--", "---", "-", "-=x", "--=y", "--token", "<redacted>"};
+  EXPECT_EQ(RedactedArgv(argv), want);
+}
+
 }  // namespace
 }  // namespace cprof

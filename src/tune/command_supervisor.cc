@@ -122,7 +122,16 @@ void KillEscapedDescendants() {
       }
     if (ended) break;
   }
-  KillEscapedDescendants();
+  // A child the command left in the group may call setsid() a moment after the command exits
+  // (`setsid sleep 30 &` as a shell's last word): while children remain, look again for up to
+  // 200 ms. A trial that leaves none ends at once.
+  for (int i = 0; i < 20; ++i) {
+    KillEscapedDescendants();
+    pid_t any;
+    if (ReadChildren(&any, 1) == 0) break;
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    ::nanosleep(&ts, nullptr);
+  }
   if (WIFEXITED(wstatus)) ::_exit(WEXITSTATUS(wstatus));
   // Killed by a signal: die of the same one (without a second core dump).
   const int sig = WTERMSIG(wstatus);

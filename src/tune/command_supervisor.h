@@ -11,7 +11,9 @@
 // child subreaper (PR_SET_CHILD_SUBREAPER): a descendant whose parent died becomes its child, and
 // once the command has ended it kills those outside its process group, which left the group with
 // setsid() or setpgid() (`Popen(..., start_new_session=True)`, `set -m`) and escaped the group's
-// kill. Those still in the group are the caller's: it gives them a second to finish writing.
+// kill, and keeps looking for 200 ms while children remain (a shell's `setsid prog &` leaves
+// the group just after the shell exits). Those still in the group are the caller's: it gives
+// them a second to finish writing.
 // Runs between fork and exec: async-signal-safe calls only. Writes errno to `status_fd` when the
 // command cannot be started.
 #pragma once

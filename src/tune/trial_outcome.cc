@@ -15,6 +15,8 @@ std::optional<ObjectiveProblem> CheckObjectives(const std::vector<ObjectiveSpec>
   for (const auto& [k, v] : r.metrics) names.push_back(k);
   for (const auto& [k, v] : r.not_numbers) names.push_back(k);
   std::sort(names.begin(), names.end());
+  if (objs.empty() && !r.output_problem.empty())
+    return ObjectiveProblem{"no metrics in the output: " + r.output_problem, true};
   if (objs.empty())
     return ObjectiveProblem{"no metrics in the output (print a JSON line like {\"latency_ms\": 12.3}, or use --regex)",
                             true};
@@ -62,8 +64,10 @@ bool WordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c 
 // `reason` with each whole-word occurrence of the trial's parameter values replaced by "{name}":
 // argparse's "invalid choice: 'x8'" or "unrecognized arguments: --thread 4" then reads the same
 // on every trial. Longer values first, so that "16" is not cut into "1" + "6". The exit code in
-// front ("exit code 2: ") is the command's, not a value.
+// front ("exit code 2: ") is the command's, not a value; so are a signal ("killed by signal 11
+// (Segmentation fault)" with x = 11 read "signal {x}") and a timeout, which quote no output.
 std::string WithoutParameterValues(std::string reason, const std::string& params_json) {
+  if (reason.rfind("killed by ", 0) == 0 || reason.rfind("timed out", 0) == 0) return reason;
   const nlohmann::json p = nlohmann::json::parse(params_json, nullptr, false);
   if (!p.is_object()) return reason;
   std::vector<std::pair<std::string, std::string>> values;

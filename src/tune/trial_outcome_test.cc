@@ -38,6 +38,11 @@ TEST(TrialOutcomeTest, CheckObjectivesSaysWhatIsWrong) {
   p = CheckObjectives({}, Complete({}));  // no --objective, nothing printed
   ASSERT_TRUE(p);
   EXPECT_EQ(p->reason, "no metrics in the output (print a JSON line like {\"latency_ms\": 12.3}, or use --regex)");
+  // A line that looked like the result and was not JSON says why, with or without --objective.
+  EvalResult broken = Complete({});
+  broken.output_problem = "its last line that looks like a JSON object is not JSON (x)";
+  EXPECT_EQ(CheckObjectives({}, broken)->reason, "no metrics in the output: " + broken.output_problem);
+  EXPECT_EQ(CheckObjectives(t, broken)->reason, "no objective 't' in the output: " + broken.output_problem);
   // Printed, but not a number: the trial fails with what it is, and the name was right.
   p = CheckObjectives(t, Complete({{"mem", 3}}, {{"t", "is NaN"}}));
   ASSERT_TRUE(p);
@@ -101,6 +106,12 @@ TEST(TrialOutcomeTest, FirstFailuresAlikeWithTheDefault) {
   EXPECT_TRUE(SameFailureFromTheStart(code, "d"));
   code[1].reason = "exit code 2: v13";
   EXPECT_FALSE(SameFailureFromTheStart(code, "d"));
+  // Nor a signal's number: with x = 11 "killed by signal 11" read "killed by signal {x}".
+  const std::string segv = "killed by signal 11 (Segmentation fault)";
+  std::vector<TrialRecord> crash = {rec(S::kFailed, "d", segv, R"({"x": "2"})"),
+                                    rec(S::kFailed, "a", segv, R"({"x": "11"})"),
+                                    rec(S::kFailed, "b", segv, R"({"x": "13"})")};
+  EXPECT_TRUE(SameFailureFromTheStart(crash, "d"));
 
   // Three timeouts, the default among them: a command that waits for input, or a --timeout far
   // too short.

@@ -147,14 +147,16 @@ bool Ends(pid_t pid) {
 TEST(TrialRunnerTest, AProcessThatLeftTheGroupEndsWithTheTrial) {
   auto dir = std::filesystem::temp_directory_path() / ("cprof_setsid_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  for (const char* end : {"sleep 30", "exit 0"}) {
+  for (const char* end : {"sleep 30", "exit 0", "exit 0", "exit 0", "exit 3"}) {
     const std::string pidfile = (dir / "escaped.pid").string();
     std::filesystem::remove(pidfile);
     CommandSpec spec;
-    spec.argv = {"/bin/sh", "-c", "setsid sleep 31 & echo $! > " + pidfile + "; sleep 0.2; " + end};
+    // No pause before the shell's end: the child calls setsid() after the shell has exited.
+    spec.argv = {"/bin/sh", "-c", "setsid sleep 31 & echo $! > " + pidfile + "; " + end};
     spec.timeout_ns = 1500 * kNsPerMs;
     EvalResult r = RunSpec(spec);
     EXPECT_EQ(r.timed_out, std::string(end) == "sleep 30") << r.reason;
+    if (std::string(end) == "exit 3") EXPECT_NE(r.reason.find("exit code 3"), std::string::npos) << r.reason;
     pid_t escaped = 0;
     std::ifstream(pidfile) >> escaped;
     ASSERT_GT(escaped, 0) << end;
