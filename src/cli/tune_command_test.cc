@@ -1,6 +1,7 @@
 // `cann-profiler tune` through the real binary: replay output, the HTML report, the CLI contract,
 // trace objectives, --from_diagnosis and the summary, and the cann-auto-tune name. A study's
-// life (kill -9, signals, two processes on one study): tune_study_lifecycle_test.cc.
+// life (kill -9, signals, two processes on one study): tune_study_lifecycle_test.cc; reading the
+// objective from the output: tune_objective_test.cc.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -559,51 +560,6 @@ TEST(TuneCommandTest, SummarySaysWhenTheDefaultIsBestOrFailed) {
   r = run("[ $1 = 1 ] && {{ echo 'out of memory' >&2; exit 3; }}; echo \"{{\\\"ms\\\": $(( $1 + 1 ))}}\"");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("default  failed: exit code 3: out of memory"), std::string::npos) << r.out;
-}
-
-// Mistakes that failed every trial of the budget and exited 1 now stop at once with exit 2: a
-// misspelt objective (its trial left for the rerun), and a command line the program refuses.
-// A NaN objective fails its trial saying so (it said "no metrics in the output").
-TEST(TuneCommandTest, ObjectiveMistakesAndARefusedCommandLineStopTheStudy) {
-  fs::path dir = TempDir("mistakes");
-  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
-  std::ofstream(dir / "bench.py") << "import argparse, json\n"
-                                     "p = argparse.ArgumentParser()\n"
-                                     "p.add_argument('--x', type=int)\n"
-                                     "a = p.parse_args()\n"
-                                     "print(json.dumps({'t': float('nan') if a.x == 1 else 1.0 + a.x, 'mem': 3}))\n";
-  auto tune = [&](std::vector<std::string> args) {
-    std::vector<std::string> all = {"--space", "space.yaml", "--budget", "4", "--remeasure", "0",
-                                    "--storage", "sqlite://s.db"};
-    all.insert(all.end(), args.begin(), args.end());
-    return Tune(all, dir.string());
-  };
-  ProcessResult r = tune({"--objective", "tt:min", "--", "/usr/bin/python3", "bench.py", "--x", "{x}"});
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("no objective 'tt' in the output (it reports: mem, t), and no trial of this study has "
-                       "reported it"),
-            std::string::npos)
-      << r.err;
-  std::vector<std::pair<std::string, std::string>> trials = Trials((dir / "s.db").string());
-  ASSERT_EQ(trials.size(), 1u);
-  EXPECT_EQ(trials[0].second, "running");  // left for the rerun, not failed
-
-  r = tune({"--objective", "t:min", "--json", "--", "/usr/bin/python3", "bench.py", "--x", "{x}"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  nlohmann::json j = LastJsonLine(r.out);
-  EXPECT_EQ(j["failed"], 1);
-  for (const auto& h : j["history"])
-    if (h["params"]["x"] == 1) EXPECT_EQ(h["reason"], "objective 't' is NaN") << h.dump();
-
-  r = tune({"--objective", "t:min", "--", "/usr/bin/python3", "bench.py", "--x", "{x}", "--bogus"});
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("the first 3 trials, the default configuration among them, failed the same way: exit code "
-                       "2: bench.py: error: unrecognized arguments: --bogus"),
-            std::string::npos)
-      << r.err;
-  // The third trial's line counts it (reopening the three for the rerun made it "[0/4]").
-  EXPECT_NE(r.err.find("[3/4] trial 2 failed"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("[0/4]"), std::string::npos) << r.err;
 }
 
 }  // namespace

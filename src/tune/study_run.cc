@@ -28,9 +28,12 @@ const Config* NextStartConfig(const Study& st, const std::vector<TrialRecord>& t
 
 Status ResolveObjective(Study& st, const std::map<std::string, double>& metrics,
                         const std::map<std::string, std::string>& not_numbers) {
+  // Numbers only, finite or not (a NaN objective then fails its trial saying so): a run name or a
+  // nested object beside the one time ({"t": 2, "name": "run1"}) made "several metrics".
   std::set<std::string> names;
   for (const auto& [k, v] : metrics) names.insert(k);
-  for (const auto& [k, v] : not_numbers) names.insert(k);
+  for (const auto& [k, why] : not_numbers)
+    if (why == "is NaN" || why == "is infinite") names.insert(k);
   if (!st.objectives.empty() || names.empty()) return Status::Ok();
   if (names.size() == 1) {
     st.objectives.push_back({*names.begin(), false});
