@@ -94,6 +94,10 @@ void AddCapture(const std::string& name, const std::string& text, PrintedMetrics
 // Whether `line` (spaces, a byte-order mark and \r trimmed) is {...}; `object` gets the trimmed text.
 bool LooksLikeObject(std::string_view line, std::string_view* object) {
   if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
+  // Progress text rewritten with \r (`step 3/3\r{"t": 4}`): what a terminal shows is after the
+  // last \r inside the line.
+  if (const size_t end = line.find_last_not_of(" \t\r"); end != std::string_view::npos)
+    if (const size_t cr = line.rfind('\r', end); cr != std::string_view::npos) line.remove_prefix(cr + 1);
   const size_t a = line.find_first_not_of(" \t\r"), b = line.find_last_not_of(" \t\r");
   if (a == std::string_view::npos || line[a] != '{' || line[b] != '}') return false;
   *object = line.substr(a, b - a + 1);

@@ -124,6 +124,8 @@ TEST(PrintedMetricsTest, ALineThatLooksLikeJsonAndIsNotSaysWhy) {
   EXPECT_NE(m.json_problem.find("UTF-8"), std::string::npos) << m.json_problem;
   EXPECT_EQ(m.json_problem.find("json.exception"), std::string::npos) << m.json_problem;
   EXPECT_EQ(Parse("\xEF\xBB\xBF{\"t\": 4}\n").values.at("t"), 4);
+  // Progress rewritten with \r before the result, on the same line; \r\n line ends.
+  EXPECT_EQ(Parse("step 1/3\rstep 3/3\r{\"t\": 6}\r\n").values.at("t"), 6);
   // An earlier good line wins over a later broken one, and leaves no problem to report.
   m = Parse("{\"t\": 5}\n{\"t\": }\n");
   EXPECT_EQ(m.values.at("t"), 5);
