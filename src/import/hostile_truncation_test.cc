@@ -177,7 +177,9 @@ TEST(HostileInputTest, TorchNpuFolderWithEachFileCutAfterEveryLine) {
         ASSERT_TRUE(t.ok()) << ctx << ": " << t.status().message();
         EXPECT_GE(t->slices.size(), static_cast<size_t>(SmallTorchNpuFolder::kTraceEvents)) << ctx;
         const std::string problems = t->MetadataText("import_problems");
-        if (!problems.empty()) EXPECT_NE(problems.find(file), std::string::npos) << ctx << ": " << problems;
+        if (!problems.empty()) {
+          EXPECT_NE(problems.find(file), std::string::npos) << ctx << ": " << problems;
+        }
       }
     }
   }

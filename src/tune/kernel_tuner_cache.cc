@@ -74,7 +74,7 @@ StatusOr<json> ParseJson(std::string_view given, const std::string& origin) {
     // Where and why, from the text as given ("parse error at line 1, column 1: ...").
     std::string why = "invalid JSON";
     try {
-      (void)json::parse(text.begin(), text.end());
+      const json ignored = json::parse(text.begin(), text.end());
     } catch (const json::parse_error& e) {
       why = e.what();
       if (size_t at = why.find("parse error"); at != std::string::npos) why = why.substr(at);
