@@ -60,6 +60,15 @@ int RunCli(const std::vector<std::string>& given, std::ostream& out, std::ostrea
     }
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      // CLI11 says "The following arguments were not expected: b.pb --", naming the `--` that
+      // only ended the options (`summary -- a.pb b.pb`); name the words alone, as typed.
+      std::vector<std::string> words;
+      for (const std::string& w : app.remaining(true))
+        if (w != "--") words.push_back("'" + w + "'");
+      if (!words.empty())
+        what = fmt::format("unexpected {} {}", words.size() == 1 ? "argument" : "arguments", fmt::join(words, " "));
+    }
     err << name << ": error: " << what << " (see --help)\n";
     return static_cast<int>(ExitCode::kBadInput);
   }

@@ -135,6 +135,19 @@ TEST(CliAppTest, AStrayWordBeforeTheCommandIsNamed) {
       << err2.str();
 }
 
+// Extra words name themselves in the order typed, without the `--` that ended the options: CLI11
+// said "The following arguments were not expected: /b.pb --".
+TEST(CliAppTest, ExtraWordsAreNamedWithoutTheDashes) {
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCli({"summary", "--", "/nonexistent/a.pb", "/nonexistent/b.pb", "c.pb"}, out, err), 2);
+  EXPECT_NE(err.str().find("error: unexpected arguments '/nonexistent/b.pb' 'c.pb'"), std::string::npos)
+      << err.str();
+  EXPECT_EQ(err.str().find("--"), err.str().find("--help")) << err.str();
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunCli({"summary", "/nonexistent/a.pb", "b.pb"}, out2, err2), 2);
+  EXPECT_NE(err2.str().find("error: unexpected argument 'b.pb'"), std::string::npos) << err2.str();
+}
+
 // The words after `--` reach the program as written: CLI11 read "[64,128]" as the list 64 128,
 // "[]" as nothing and "[a b]" as "a b", and after `--env A=B` took the target's `--layers` for an
 // option, for tune and trace alike.
