@@ -168,9 +168,14 @@ void InterruptTheFirstTrial(const std::vector<std::string>& args, const std::str
   ::waitpid(pid, &status, 0);
   EXPECT_LT(std::chrono::steady_clock::now() - sent, within) << "tune waited for the trial";
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  // `trace` run in this process earlier (TraceCommandTest) made it a child subreaper, so the
+  // trial's shell, once orphaned, is this process's child: a zombie here until reaped, which
+  // kill(pid, 0) still finds.
   bool trial_gone = false;
-  for (int i = 0; i < 100 && !trial_gone; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(20)))
+  for (int i = 0; i < 100 && !trial_gone; ++i, std::this_thread::sleep_for(std::chrono::milliseconds(20))) {
+    ::waitpid(trial, nullptr, WNOHANG);
     trial_gone = ::kill(trial, 0) != 0;
+  }
   EXPECT_TRUE(trial_gone) << "the trial's shell " << trial << " outlived tune";
 }
 
