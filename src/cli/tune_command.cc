@@ -542,7 +542,7 @@ Command AddTuneCommand(CLI::App& root) {
   cmd->add_option("--env", o->env, "NAME=VALUE for the command, {param} placeholders allowed; repeatable");
   cmd->add_option("--regex", o->regex,
                   "NAME=REGEX reading metric NAME from stdout (group 1 of the last match); repeatable");
-  cmd->add_flag("--shell", o->shell, "run the command through /bin/sh -c (values are shell-quoted: write each {param} outside quotes)");
+  cmd->add_flag("--shell", o->shell, "run the command through /bin/sh -c, its words joined with spaces (values are shell-quoted: write each {param} outside quotes)");
   cmd->add_option("--remeasure", o->remeasure,
                   "at the end, measure the best K configurations and the default up to max(3, --repeats) more "
                   "times each, in turns, racing away the clearly worse, to choose the best, then it and the "
