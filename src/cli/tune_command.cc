@@ -479,17 +479,20 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     std::string command_text = o.replay.empty() ? fmt::format("{}", fmt::join(o.command, " ")) : "replay " + o.replay;
     OutputOptions out;
     out.output = o.report;
-    RETURN_IF_ERROR(WriteOutput(out, TuningReportHtml(TuningReportFrom(r, command_text, guided_text)), ctx));
+    TuningReportData data = TuningReportFrom(r, command_text, guided_text);
+    data.notes = TimeLimitNotes(summary);
+    if (std::string keep = KeepDefaultNote(outcome); !keep.empty()) data.notes.push_back(keep);
+    RETURN_IF_ERROR(WriteOutput(out, TuningReportHtml(data), ctx));
     if (!o.quiet) ctx.err << "tuning report written to " << o.report << "\n";
   }
   if (r.best && (guidance || !o.runtime_adjustment.empty())) {
     // A best that the re-measurement cannot tell from the default changes nothing worth setting:
     // the default's values are written, each saying so.
-    const bool keep_default = outcome.within_noise.value_or(false) && r.default_trial;
+    const bool keep_default = outcome.keep_default;
     std::string result = fmt::format("tune: best of {} trials ({} = {}{})", r.evaluations, objective_name,
                                      best_value ? FormatValueText(*best_value) : "?",
                                      improvement ? fmt::format(", {:+.1f}% vs the default", 100 * *improvement) : "");
-    if (keep_default) result += "; within the noise of the default (the intervals overlap): the default is kept";
+    if (keep_default) result += "; " + KeepDefaultNote(outcome);
     const auto& chosen = r.trials[keep_default ? *r.default_trial : *r.best].params;
     RETURN_IF_ERROR(WriteTunedRuntime(o, chosen, guidance,
                                       FixNotes(r, guided_fixes, chosen, objective_name, keep_default), result, ctx));

@@ -84,15 +84,49 @@ TEST(TuneRunChecksTest, ABestWithinTheNoiseOfTheDefaultKeepsTheDefault) {
                                  "open('n', 'w').write(str(n + 1))\n"
                                  "print(json.dumps({'ms': 10 + [0.4, -0.4, 0.1, -0.1, 0.3, -0.3][n % 6]}))\n";
   ProcessResult r = Tune({"--space", "space.yaml", "--objective", "ms:min", "--budget", "6", "--storage", "memory",
-                          "--report", "", "--seed", "1", "--runtime_adjustment", "ra.yaml", "--", "/usr/bin/python3",
+                          "--report", "r.html", "--seed", "1", "--runtime_adjustment", "ra.yaml", "--", "/usr/bin/python3",
                           "b.py", "{x}"},
                          dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ASSERT_NE((r.out + r.err).find("(within the noise: the intervals overlap)"), std::string::npos) << r.out << r.err;
+  ASSERT_NE((r.out + r.err).find("(within the noise: the intervals overlap; the default is kept)"), std::string::npos)
+      << r.out << r.err;
   std::ifstream in(dir / "ra.yaml");
   const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(written.find("value: 0\n"), std::string::npos) << written;
   EXPECT_NE(written.find("the default is kept"), std::string::npos) << written;
+  std::ifstream html_in(dir / "r.html");
+  const std::string html((std::istreambuf_iterator<char>(html_in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("within the noise: the intervals overlap"), std::string::npos);
+}
+
+// x = 1 is fast for its first 4 runs (the search's and the runs that choose it) and slow after; the
+// default (x = 0) stays at 50 ms. The final runs measure the chosen one clearly worse, intervals
+// apart: the default is the recommendation, in runtime_adjustment.yaml, the JSON and the report
+// (it wrote x = 1 with "-98.0% vs the default").
+TEST(TuneRunChecksTest, ABestTheFinalRunsMeasureWorseKeepsTheDefault) {
+  fs::path dir = TempDir("drift");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 1, default: 0}\n";
+  std::ofstream(dir / "b.py") << "import os, sys, json\n"
+                                 "x = int(sys.argv[1]); f = 'n%d' % x\n"
+                                 "n = int(open(f).read()) if os.path.exists(f) else 0\n"
+                                 "open(f, 'w').write(str(n + 1))\n"
+                                 "v = 50 + n % 2 if x == 0 else (10 + n % 2 if n < 4 else 100 + n % 2)\n"
+                                 "print(json.dumps({'ms': v}))\n";
+  ProcessResult r = Tune({"--space", "space.yaml", "--objective", "ms:min", "--budget", "2", "--remeasure", "1",
+                          "--storage", "memory", "--report", "r.html", "--runtime_adjustment", "ra.yaml", "-o",
+                          "r.json", "--", "/usr/bin/python3", "b.py", "{x}"},
+                         dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto read = [&](const char* name) {
+    std::ifstream in(dir / name);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string ra = read("ra.yaml"), json = read("r.json"), html = read("r.html");
+  EXPECT_NE(ra.find("value: 0\n"), std::string::npos) << ra;
+  EXPECT_NE(ra.find("the default measured better in the final runs, the intervals apart"), std::string::npos) << ra;
+  EXPECT_NE(json.find("\"keep_default\":true"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"improvement_within_noise\":false"), std::string::npos) << json;
+  EXPECT_NE(html.find("the default measured better in the final runs"), std::string::npos);
 }
 
 // Parameters that appear neither as {name} in the command nor in an env entry reach the program

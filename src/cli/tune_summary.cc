@@ -60,7 +60,20 @@ std::string SearchValueNote(const std::string& fresh_failed) {
   return fmt::format(" (the search's value; re-measuring it: {}; it may not run reliably)", fresh_failed);
 }
 
-// What --time did to the run, one line each; none when it did nothing.
+const char* RemeasureEndName(RemeasureEnd e) {
+  switch (e) {
+    case RemeasureEnd::kNone: return "none";
+    case RemeasureEnd::kWhole: return "whole";
+    case RemeasureEnd::kCutShort: return "cut_short";
+    case RemeasureEnd::kSkipped: return "skipped";
+  }
+  return "none";
+}
+
+}  // namespace
+
+std::string FormatValueText(double v) { return fmt::format("{:.6g}", v); }
+
 std::vector<std::string> TimeLimitNotes(const TuneSummaryInput& in) {
   std::vector<std::string> notes;
   const TuneResult& r = in.r;
@@ -85,20 +98,6 @@ std::vector<std::string> TimeLimitNotes(const TuneSummaryInput& in) {
                         : "re-measurement cut short by --time: the values below have fewer runs than planned");
   return notes;
 }
-
-const char* RemeasureEndName(RemeasureEnd e) {
-  switch (e) {
-    case RemeasureEnd::kNone: return "none";
-    case RemeasureEnd::kWhole: return "whole";
-    case RemeasureEnd::kCutShort: return "cut_short";
-    case RemeasureEnd::kSkipped: return "skipped";
-  }
-  return "none";
-}
-
-}  // namespace
-
-std::string FormatValueText(double v) { return fmt::format("{:.6g}", v); }
 
 TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in) {
   const TuneResult& r = in.r;
@@ -131,9 +130,18 @@ TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in) {
   // Unknown unless both have an interval.
   if (best_rem && default_rem && best_rem != default_rem && best_rem->n > 1 && default_rem->n > 1)
     o.within_noise = best_rem->ci_low <= default_rem->ci_high && default_rem->ci_low <= best_rem->ci_high;
+  o.keep_default = r.best && r.default_trial && *r.best != *r.default_trial &&
+                   (o.within_noise.value_or(false) || (o.improvement && *o.improvement <= 0));
   const auto* all = in.space.Enumerated();
   o.exhausted = all && r.evaluations < in.options.budget && r.trials.size() >= all->size();
   return o;
+}
+
+std::string KeepDefaultNote(const TuneOutcome& o) {
+  if (!o.keep_default) return "";
+  if (o.within_noise.value_or(false)) return "within the noise: the intervals overlap; the default is kept";
+  return o.within_noise ? "the default measured better in the final runs, the intervals apart: the default is kept"
+                        : "the default measured no worse in the final runs: the default is kept";
 }
 
 std::string TuneSummaryJson(const TuneSummaryInput& in) {
@@ -161,6 +169,7 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   doc["default_value"] = opt(o.default_value);
   doc["improvement_over_default"] = opt(o.improvement);
   doc["improvement_within_noise"] = opt(o.within_noise);
+  doc["keep_default"] = o.keep_default;
   // Where best_value and default_value come from: "fresh" (the final runs), "search", or
   // "search_fresh_failed" (measured afresh, every run failed).
   auto source = [&](std::optional<size_t> trial, const std::string& failed) -> Json {
@@ -255,7 +264,7 @@ std::string TuneSummaryText(const TuneSummaryInput& in) {
                         default_is_best ? " -> the default is the best configuration found"
                         : o.improvement ? " -> " + ImprovementText(100 * *o.improvement)
                                         : "",
-                        o.within_noise.value_or(false) ? " (within the noise: the intervals overlap)" : "");
+                        o.keep_default ? " (" + KeepDefaultNote(o) + ")" : "");
   } else if (r.default_trial && r.trials[*r.default_trial].state == TrialState::kFailed) {
     // Without this line a failing baseline looks like a study that never ran it.
     text += fmt::format("default  failed: {}\n", r.trials[*r.default_trial].reason);

@@ -31,12 +31,20 @@ struct TuneOutcome {
   std::optional<double> best_value, default_value;
   std::optional<double> improvement;   // relative, positive = better than the default
   std::optional<bool> within_noise;    // the best's and the default's intervals overlap
+  // The default stays the recommendation: the best's final runs are within the noise of the
+  // default's, or no better (the runs that chose it can favour a configuration that is not).
+  bool keep_default = false;
   // Measured afresh for the result, and every fresh run failed: the value shown is the search's
   // (biased toward the best), and no improvement is computed across the two kinds of value.
   std::string best_fresh_failed, default_fresh_failed;  // the shortfall, empty when not so
   bool exhausted = false;              // every configuration was tried before the budget ran out
 };
 TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in);
+// Why the default is kept ("within the noise: the intervals overlap; the default is kept"); "" when
+// it is not.
+std::string KeepDefaultNote(const TuneOutcome& o);
+// What --time did to the run, one line each; none when it did nothing.
+std::vector<std::string> TimeLimitNotes(const TuneSummaryInput& in);
 
 std::string TuneSummaryText(const TuneSummaryInput& in);
 std::string TuneSummaryJson(const TuneSummaryInput& in);

@@ -70,6 +70,7 @@ Stop MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::strin
     MeanInterval ci = values.empty() ? MeanInterval{} : MeanConfidenceInterval(values);
     finished[k] =
         Remeasured{t.number, t.params, objective.name, values.size(), ci.mean, ci.low, ci.high, roles[k], raced_away, {}};
+    finished[k]->failed_runs = static_cast<size_t>(failed[k]);
     std::string& why = finished[k]->shortfall;
     if (stop == Stop::kTime) why = "--time ran out";
     if (stop == Stop::kSignal) why = "interrupted";
@@ -187,7 +188,7 @@ const Remeasured* RemeasuredOf(const TuneResult& r, size_t trial) {
 std::string FreshRunsFailed(const TuneResult& r, size_t trial) {
   if (trial >= r.trials.size()) return "";
   for (const Remeasured& m : r.remeasured)
-    if (m.number == r.trials[trial].number && m.n == 0) return m.shortfall.empty() ? "no run" : m.shortfall;
+    if (m.number == r.trials[trial].number && m.n == 0 && m.failed_runs > 0) return m.shortfall;
   return "";
 }
 

@@ -200,6 +200,26 @@ TEST(RemeasureTest, FailedRunsAreCountedOut) {
   EXPECT_EQ(r->remeasure_candidates[0].shortfall, "3 runs failed: exit code 1: flaky (2); timed out after 1 s (1)");
   EXPECT_TRUE(r->remeasured.empty());  // nothing to report: the search's value stands
   EXPECT_EQ(RemeasuredOf(*r, *r->best), nullptr);
+  EXPECT_EQ(r->remeasure_candidates[0].failed_runs, 3u);
+}
+
+// A configuration of the reported stage that --time stopped before its first run failed nothing:
+// the report and the JSON said "every run to re-measure it failed" (search_fresh_failed).
+TEST(RemeasureTest, ARunCutByTimeIsNotAFailedRun) {
+  TuneResult r;
+  r.trials.resize(2);
+  r.trials[0].number = 0;
+  r.trials[1].number = 1;
+  Remeasured cut{};
+  cut.number = 0;
+  cut.shortfall = "--time ran out";
+  Remeasured failed{};
+  failed.number = 1;
+  failed.shortfall = "2 runs failed: exit code 1";
+  failed.failed_runs = 2;
+  r.remeasured = {cut, failed};
+  EXPECT_EQ(FreshRunsFailed(r, 0), "");
+  EXPECT_EQ(FreshRunsFailed(r, 1), "2 runs failed: exit code 1");
 }
 
 }  // namespace

@@ -81,6 +81,7 @@ struct Remeasured {
   // Why it has fewer measurements than planned, other than racing: "--time ran out", "interrupted",
   // "2 runs failed: exit code 1: ..." (failed runs are left out); "" when it has them all.
   std::string shortfall;
+  size_t failed_runs = 0;  // fresh runs that failed (a shortfall by --time alone has none)
 };
 
 // How the re-measurement ended (--time may leave it less than its expected time).
@@ -131,8 +132,8 @@ struct TuneResult {
 // least one measurement.
 const Remeasured* RemeasuredOf(const TuneResult& r, size_t trial);
 // Why every run that measured `trial` again for the result failed (its shortfall); "" when it was
-// not measured again or a run succeeded. Its value is then the search's, not to be set against a
-// fresh mean.
+// not measured again, a run succeeded, or --time stopped it before its first run (no run failed).
+// Its value is then the search's, not to be set against a fresh mean.
 std::string FreshRunsFailed(const TuneResult& r, size_t trial);
 
 struct Progress {

@@ -176,6 +176,7 @@ std::string TuningReportHtml(const TuningReportData& d) {
     }
     b += "</p>\n";
   }
+  for (const std::string& note : d.notes) b += "<div class=\"note\">" + Html(note) + "</div>\n";
   if (!d.remeasured.empty()) {
     b += "<p>Re-measured at the end (95% Student-t interval of the mean):</p>\n";
     b += RemeasuredTable(d.remeasured, std::nullopt);

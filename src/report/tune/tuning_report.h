@@ -66,6 +66,9 @@ struct TuningReportData {
   // Several objectives: their names ("latency_ms (min)") and the non-dominated trials.
   std::vector<std::string> pareto_objectives;
   std::vector<TuningReportParetoPoint> pareto;
+  // Lines under the result, as the terminal's summary says them: what --time cut, why the
+  // default is kept.
+  std::vector<std::string> notes;
 };
 
 std::string TuningReportHtml(const TuningReportData& d);
