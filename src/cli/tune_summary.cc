@@ -19,19 +19,30 @@ namespace {
 using namespace cprof::tune;
 using Json = nlohmann::ordered_json;
 
-Json ParamsJson(const std::map<std::string, std::string>& params) {
+// Each value as the space types it, so scripts can use numbers directly: int and float parameters
+// as numbers, a categorical or ordinal value as it was written (`values: ["007", "1.10", 32]`:
+// "007", "1.10" and 32; reading every numeric-looking text as a number gave 7 and 1.1).
+Json ParamsJson(const std::map<std::string, std::string>& params, const SearchSpace& space) {
   Json j = Json::object();
   for (const auto& [k, v] : params) {
-    // Numbers as numbers, so scripts can use them directly.
-    char* end = nullptr;
-    long long i = std::strtoll(v.c_str(), &end, 10);
-    if (!v.empty() && *end == '\0') {
-      j[k] = i;
+    j[k] = v;
+    const std::optional<size_t> i = space.IndexOf(k);
+    if (!i) continue;
+    const Parameter& p = space.param(*i);
+    if (p.type == ParamType::kInt || p.type == ParamType::kFloat) {
+      char* end = nullptr;
+      const double d = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !std::isfinite(d)) continue;
+      if (p.type == ParamType::kInt) j[k] = static_cast<int64_t>(std::llround(d));
+      else j[k] = d;
       continue;
     }
-    double d = std::strtod(v.c_str(), &end);
-    if (!v.empty() && *end == '\0' && std::isfinite(d)) j[k] = d;
-    else j[k] = v;
+    for (const tune::Value& value : p.values) {
+      if (FormatValue(value) != v) continue;
+      if (const auto* n = std::get_if<int64_t>(&value)) j[k] = *n;
+      if (const auto* d = std::get_if<double>(&value)) j[k] = *d;
+      break;
+    }
   }
   return j;
 }
@@ -159,7 +170,7 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   // Without --objective, the command's only metric (it read "objective": "" beside a best_value).
   doc["objective"] = FormatObjectives(r.objectives);
   doc["best_value"] = opt(o.best_value);
-  doc["best_params"] = r.best ? ParamsJson(r.trials[*r.best].params) : Json(nullptr);
+  doc["best_params"] = r.best ? ParamsJson(r.trials[*r.best].params, in.space) : Json(nullptr);
   doc["best_trial"] = r.best ? Json(r.trials[*r.best].number) : Json(nullptr);
   doc["trials"] = r.evaluations;
   doc["failed"] = failed;
@@ -189,7 +200,7 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
     for (const Remeasured& m : *list) {
       // No mean without a run, no interval from fewer than 2.
       Json e = {{"trial", m.number},
-                {"params", ParamsJson(m.params)},
+                {"params", ParamsJson(m.params, in.space)},
                 {"objective", m.objective},
                 {"role", m.role},
                 {"n", m.n},
@@ -205,14 +216,14 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   if (!r.pareto.empty()) {
     Json front = Json::array();
     for (size_t i : r.pareto)
-      front.push_back({{"trial", r.trials[i].number}, {"params", ParamsJson(r.trials[i].params)},
+      front.push_back({{"trial", r.trials[i].number}, {"params", ParamsJson(r.trials[i].params, in.space)},
                        {"metrics", r.trials[i].metrics}});
     doc["pareto_front"] = front;
   }
   Json hist = Json::array();
   for (const TrialSummary& t : r.trials) {
     if (t.state == TrialState::kInfeasible) continue;  // replay: thousands of free lookups
-    Json h = {{"number", t.number}, {"state", TrialStateName(t.state)}, {"params", ParamsJson(t.params)},
+    Json h = {{"number", t.number}, {"state", TrialStateName(t.state)}, {"params", ParamsJson(t.params, in.space)},
               {"sampler", t.sampler}};
     if (t.state == TrialState::kComplete) h["metrics"] = t.metrics;
     if (!t.reason.empty()) h["reason"] = t.reason;
