@@ -1,6 +1,7 @@
 // Candidates: feasible configurations no one has tried yet — what every sampler chooses among.
 //
 //   std::optional<Config> c = RandomUnseen(space, history, rng);      // uniform over the feasible set
+//                                                                       // (log-uniform in a log parameter)
 //   std::vector<Config> pool = CandidatePool(space, history, rng, 2000, {best});  // + neighbours
 //
 // Small discrete spaces are enumerated once (SearchSpace::Enumerated) and sampled exactly; larger
