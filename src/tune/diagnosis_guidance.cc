@@ -60,10 +60,15 @@ std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts
     std::vector<int64_t> counts;
     for (int64_t n = 1; n < cores; n *= 2) counts.push_back(n);
     counts.push_back(cores);
-    // Fewer threads than cores leaves room for the busy threads outside the pool.
-    std::optional<Value> fewer;
-    if (counts.size() > 1) fewer = Value{counts[counts.size() - 2]};
     const int64_t traced = metric("torch_intra_op_threads");
+    // The fix is the finding's own (a pool the size of the cores, as its suggestion and
+    // recommend-runtime say: it was half of them, and runtime_adjustment.yaml then said the
+    // diagnosis's fix "measured worse" than the 2 the suggestion named). A run whose pool was
+    // already that size (or of unknown size: it starts there) gets fewer threads, room for the
+    // busy threads outside the pool.
+    std::optional<Value> fewer;
+    if (traced && traced != cores) fewer = Value{cores};
+    else if (counts.size() > 1) fewer = Value{counts[counts.size() - 2]};
     if (traced && std::find(counts.begin(), counts.end(), traced) == counts.end()) counts.push_back(traced);
     std::sort(counts.begin(), counts.end());
     std::vector<Value> threads(counts.begin(), counts.end());

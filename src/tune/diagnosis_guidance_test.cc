@@ -187,7 +187,13 @@ findings:
   const Parameter& threads = g->space.params[0];
   EXPECT_EQ(threads.values, (std::vector<Value>{Value{int64_t{1}}, Value{int64_t{2}}, Value{int64_t{8}}}));
   EXPECT_EQ(g->start.at("num_threads"), Value{int64_t{8}});
-  EXPECT_EQ(g->fixes.at("thread_oversubscription").at("num_threads"), Value{int64_t{1}});
+  // The finding's fix: a pool of the cores (its suggestion says 2; the fix was half of them, 1).
+  EXPECT_EQ(g->fixes.at("thread_oversubscription").at("num_threads"), Value{int64_t{2}});
+  std::string same_pool = kOversubscribed;
+  same_pool.replace(same_pool.find("value: 8"), 8, "value: 2");
+  StatusOr<DiagnosisGuidance> g2 = ParseDiagnosisGuidance(same_pool, "o.yaml");
+  ASSERT_TRUE(g2.ok()) << g2.status().message();
+  EXPECT_EQ(g2->fixes.at("thread_oversubscription").at("num_threads"), Value{int64_t{1}});  // it ran 2 already
 
   const std::string churn = "findings:\n  - {category: memory_churn, confidence: 0.9, title: churn}\n";
   const Status cpu = ParseDiagnosisGuidance("device: cpu\n" + churn, "c.yaml").status();
