@@ -230,11 +230,11 @@ TEST(SearchSpaceTest, TyposAreErrorsNamingTheFileLineAndField) {
   // A condition no configuration meets: the parameter would never be tuned.
   EXPECT_EQ(message("parameters:\n  - {name: opt, type: categorical, values: [sgd, adam]}\n"
                     "  - {name: m, type: float, low: 0, high: 1, step: 0.5, condition: \"opt == 'sdg'\"}"),
-            "s.yaml: parameter 'm': its condition \"opt == 'sdg'\" holds in no configuration of the space");
+            "s.yaml: line 3: parameter 'm': its condition \"opt == 'sdg'\" holds in no configuration of the space");
   EXPECT_EQ(message("parameters:\n  - {name: opt, type: categorical, values: [sgd, adam]}\n"
                     "  - {name: lr, type: float, low: 0.001, high: 1, log: true}\n"
                     "  - {name: m, type: float, low: 0, high: 1, condition: \"opt == 'sdg'\"}"),
-            "s.yaml: parameter 'm': its condition \"opt == 'sdg'\" holds in no configuration of the space");
+            "s.yaml: line 4: parameter 'm': its condition \"opt == 'sdg'\" holds in no configuration of the space");
   EXPECT_EQ(message("parameters:\n  - {name: opt, type: categorical, values: [sgd, adam]}\n"
                     "  - {name: m, type: float, low: 0, high: 1, condition: \"opt == 'sgd'\"}"),
             "accepted");
@@ -243,8 +243,30 @@ TEST(SearchSpaceTest, TyposAreErrorsNamingTheFileLineAndField) {
       "parameters:\n  - {name: bx, type: ordinal, values: [8, 32], default: 32}\n"
       "  - {name: by, type: ordinal, values: [8, 64], default: 64}\nconstraints:\n";
   EXPECT_EQ(message(blocks + "  - \"bx * by <= 256\""),
-            "s.yaml: the default configuration (bx=32 by=64) breaks the constraint \"bx * by <= 256\"");
+            "s.yaml: line 5: the default configuration (bx=32 by=64) breaks the constraint \"bx * by <= 256\"");
   EXPECT_EQ(message(blocks + "  - \"bx * by <= 2048\""), "accepted");
+}
+
+// Defaults on some parameters only: no default configuration runs first, and the result has no
+// baseline. It said nothing; a warning names the parameters without one (a conditional one
+// among them only when its condition holds under the defaults).
+TEST(SearchSpaceTest, DefaultsOnSomeParametersOnlyAreWarned) {
+  auto warnings = [](const std::string& yaml) {
+    auto f = ParseSpaceYaml(yaml, "s.yaml");
+    EXPECT_TRUE(f.ok()) << f.status().message();
+    return f.ok() ? f->warnings : std::vector<std::string>{"not parsed"};
+  };
+  const std::vector<std::string> w = warnings(
+      "parameters:\n  - {name: a, type: int, low: 1, high: 100, default: 7}\n"
+      "  - {name: b, type: float, low: 0.5, high: 2.5}\n  - {name: c, type: categorical, values: [u, v]}\n");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("s.yaml: b, c have no default"), std::string::npos) << w[0];
+  const std::string conditional =
+      "parameters:\n  - {name: opt, type: categorical, values: [sgd, adam], default: sgd}\n"
+      "  - {name: m, type: float, low: 0, high: 1, condition: \"opt == '";
+  EXPECT_EQ(warnings(conditional + "sgd'\"}\n").size(), 1u);
+  EXPECT_TRUE(warnings(conditional + "adam'\"}\n").empty());  // m is off under the defaults
+  EXPECT_TRUE(warnings("parameters:\n  - {name: b, type: float, low: 0.5, high: 2.5}\n").empty());
 }
 
 TEST(SearchSpaceTest, ImportsKernelTunerCacheParameters) {

@@ -1,4 +1,5 @@
 // The YAML search-space reader (yaml-cpp), and LoadSpaceFile's choice of reader.
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -219,10 +220,11 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
     } else if (params.IsMap()) {
       for (const auto& kv : params) RETURN_IF_ERROR(add(kv.first.Scalar(), kv.second));
     } else {
-      return InvalidInput("{}: 'parameters' must be a list or a mapping", origin);
+      return InvalidInput("{}: line {}: 'parameters' must be a list or a mapping", origin, params.Mark().line + 1);
     }
     if (const YAML::Node& cons = root["constraints"]) {
-      if (!cons.IsSequence()) return InvalidInput("{}: 'constraints' must be a list of expressions", origin);
+      if (!cons.IsSequence())
+        return InvalidInput("{}: line {}: 'constraints' must be a list of expressions", origin, cons.Mark().line + 1);
       for (const auto& c : cons) {
         ASSIGN_OR_RETURN(std::string text,
                          Text(c, fmt::format("{}: line {}: constraint", origin, c.Mark().line + 1)));
@@ -231,7 +233,7 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
       }
     }
     if (const YAML::Node& env = root["env"]) {
-      if (!env.IsMap()) return InvalidInput("{}: 'env' must be a mapping", origin);
+      if (!env.IsMap()) return InvalidInput("{}: line {}: 'env' must be a mapping", origin, env.Mark().line + 1);
       for (const auto& kv : env) {
         // The name becomes NAME=VALUE in the child's environment: "A=B" would set A to "B=...".
         const std::string& key = kv.first.Scalar();
@@ -249,7 +251,7 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
   } catch (const YAML::Exception& e) {
     return InvalidInput("{}: line {}: {}", origin, e.mark.line + 1, e.msg);
   }
-  const std::vector<std::string> conditions = def.conditions;
+  const std::vector<std::string> conditions = def.conditions, condition_where = def.condition_where;
   const std::vector<std::string> constraint_where = def.constraint_where;
   auto space = SearchSpace::Create(std::move(def));
   if (!space.ok()) return space.status().WithContext(origin);
@@ -277,14 +279,25 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
       complete = std::isnan((*d)[i]) || out.space.param(i).default_value.has_value();
     if (complete) {
       const std::vector<Value> values = out.space.Values(*d);
-      for (const Expression& e : out.space.constraints()) {
+      for (size_t k = 0; k < out.space.constraints().size(); ++k) {
+        const Expression& e = out.space.constraints()[k];
         StatusOr<bool> holds = out.space.EvaluateConstraint(e, values);
         if (holds.ok() && *holds) continue;
         std::string named;
-        for (const auto& [k, v] : out.space.Named(*d)) named += (named.empty() ? "" : " ") + k + "=" + v;
-        return InvalidInput("{}: the default configuration ({}) breaks the constraint \"{}\"", origin, named,
-                            e.text());
+        for (const auto& [name, v] : out.space.Named(*d)) named += (named.empty() ? "" : " ") + name + "=" + v;
+        return InvalidInput("{}: {}: the default configuration ({}) breaks the constraint \"{}\"", origin,
+                            k < constraint_where.size() ? constraint_where[k] : "constraints", named, e.text());
       }
+    } else if (!defaults.empty() && d.ok()) {
+      // Some defaults and not all: no default configuration runs first, and the study has no
+      // baseline to compare with. It said nothing.
+      std::vector<std::string> missing;
+      for (size_t i = 0; i < out.space.size(); ++i)
+        if (!std::isnan((*d)[i]) && !out.space.param(i).default_value) missing.push_back(out.space.param(i).name);
+      out.warnings.push_back(fmt::format(
+          "{}: {} {} no default: the default configuration (the baseline that runs first and that the result is "
+          "compared with) needs one for every parameter",
+          origin, fmt::join(missing, ", "), missing.size() == 1 ? "has" : "have"));
     }
   }
   // A condition that holds in no configuration (`opt == 'sdg'` where opt has no value 'sdg')
@@ -303,8 +316,9 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
     const bool ever =
         std::any_of(all->begin(), all->end(), [i](const Config& c) { return !std::isnan(c[i]); });
     if (!ever)
-      return InvalidInput("{}: parameter '{}': its condition \"{}\" holds in no configuration of the space",
-                          origin, out.space.param(i).name, conditions[i]);
+      return InvalidInput("{}: {}: parameter '{}': its condition \"{}\" holds in no configuration of the space",
+                          origin, i < condition_where.size() ? condition_where[i] : "parameters",
+                          out.space.param(i).name, conditions[i]);
   }
   out.format = "yaml";
   return out;

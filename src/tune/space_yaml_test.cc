@@ -55,6 +55,10 @@ TEST(SpaceYamlTest, SpaceLevelMistakesNameTheirLine) {
   // "A=B" as a name would set A to "B=..." in the child's environment.
   EXPECT_EQ(Message(a + "env:\n  \"A=B\": x\n"),
             "s.yaml: line 4: env: 'A=B' is not a variable name (no '=', not empty)");
+  // Sections of the wrong kind name their line too.
+  EXPECT_EQ(Message(a + "env: [A]\n"), "s.yaml: line 3: 'env' must be a mapping");
+  EXPECT_EQ(Message(a + "constraints: a < 2\n"), "s.yaml: line 3: 'constraints' must be a list of expressions");
+  EXPECT_EQ(Message("\nparameters: 5\n"), "s.yaml: line 2: 'parameters' must be a list or a mapping");
   EXPECT_EQ(Message(a + "env:\n  A: '{b}'\n"),
             "s.yaml: line 4: env.A: '{b}': no parameter named 'b' (the space has {a})");
 }
