@@ -7,7 +7,9 @@
 // Rules, first match wins:
 //  1. `ProfilerStep#N` slices on host thread tracks (Kineto writes them as user_annotation,
 //     torch_npu as cpu_op, the PyTorch 1.x legacy export as plain X). When several threads carry
-//     them, the thread with the most is used; a ProfilerStep nested in another one is skipped.
+//     them, the thread with the most is used; a ProfilerStep nested in another one is skipped,
+//     and so is a last one shorter than 5% of the others' median (the one torch.profiler's last
+//     prof.step() opens and its exit closes at once).
 //  2. User annotations with step-like names on host threads: "step 12", "train_step#3",
 //     "iteration_7", "Iter 2", "eval_step" (case-insensitive). The most frequent name pattern on
 //     one thread wins; at least 2 occurrences.
