@@ -25,6 +25,9 @@ void MeanVar(std::span<const double> x, double scale, double& mean, double& var)
   var = x.size() > 1 ? var / static_cast<double>(x.size() - 1) : 0;
 }
 
+// Relative differences below this are rounding, not measurements.
+constexpr double kTieShare = 1e-9;
+
 }  // namespace
 
 bool ClearlyWorse(std::span<const double> x, std::span<const double> best, double alpha) {
@@ -33,7 +36,9 @@ bool ClearlyWorse(std::span<const double> x, std::span<const double> best, doubl
   const double scale = ScaleOf(best, ScaleOf(x));
   MeanVar(x, scale, mx, vx);
   MeanVar(best, scale, mb, vb);
-  if (mx <= mb) return false;
+  // Equal up to rounding (a deterministic objective computed two ways: 8.56434819383242 against
+  // 8.56434819336367) is a tie, not "clearly worse" with zero variance.
+  if (mx - mb <= kTieShare * std::max(std::fabs(mx), std::fabs(mb))) return false;
   double sx = vx / static_cast<double>(x.size()), sb = vb / static_cast<double>(best.size());
   double se = std::sqrt(sx + sb);
   if (se == 0) return true;  // no noise at all, and worse

@@ -47,6 +47,11 @@ TEST(RacingTest, ClearlyWorseNeedsEvidenceAtAnyScale) {
   for (double v : best) big_best.push_back(v * 1e306);
   for (double v : worse) big_worse.push_back(v * 1e306);  // 2e307: the squares overflowed
   EXPECT_TRUE(ClearlyWorse(big_worse, big_best, 0.05));
+  // A deterministic objective computed two ways differs in rounding only: a tie, not worse.
+  const std::vector<double> exact = {8.56434819336367, 8.56434819336367, 8.56434819336367};
+  const std::vector<double> rounded = {8.56434819383242, 8.56434819383242, 8.56434819383242};
+  EXPECT_FALSE(ClearlyWorse(rounded, exact, 0.05));
+  EXPECT_TRUE(ClearlyWorse(std::vector<double>{9.0, 9.0, 9.0}, exact, 0.05));  // a real difference, no noise
 }
 
 }  // namespace
