@@ -214,9 +214,15 @@ std::string TuningReportHtml(const TuningReportData& d) {
   if (d.importances.empty()) {
     b += "<p>Too few complete trials (fewer than 3) to tell.</p>\n";
   } else {
-    b += "<p class=\"small\">Share of the objective's variance across the complete trials that each parameter's values "
-         "explain on their own (one-way ANOVA on the log of the objective, normalised to sum to 1; main effects only, "
-         "interactions are not attributed). With few trials, read it as a hint.</p>\n<table><tr><th "
+    // On the log of the objective when every value is positive (ParameterImportances), else on the
+    // values: the page said "log" for a throughput that went below zero.
+    const bool logs = std::all_of(d.trials.begin(), d.trials.end(),
+                                  [](const TuningReportTrial& t) { return !t.value || *t.value > 0; });
+    b += fmt::format("<p class=\"small\">Share of the objective's variance across the complete trials that each "
+                     "parameter's values explain on their own (one-way ANOVA on {}, normalised to sum to 1; main "
+                     "effects only, interactions are not attributed). With few trials, read it as a hint.</p>\n",
+                     logs ? "the log of the objective" : "the objective (some values are not positive: no log)");
+    b += "<table><tr><th "
          "class=\"l\">parameter</th><th class=\"l\">share</th><th>η²</th><th>levels</th></tr>\n";
     for (const TuningReportImportance& p : d.importances)
       b += fmt::format("<tr><td class=\"l\">{}</td><td class=\"l\"><div class=\"bar\" style=\"width:{:.0f}px;"

@@ -105,6 +105,12 @@ TEST(TuningReport, PageHasResultImportanceAndEscapesNames) {
   EXPECT_LT(html.find(">threads<"), html.find(">format<"));
   EXPECT_EQ(html.find("<b>x</b>"), std::string::npos) << "parameter values are escaped";
   EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("one-way ANOVA on the log of the objective"), std::string::npos);
+  // A value at or below zero: the importance is on the values, and the page says so (it said log).
+  TuningReportData d = Study();
+  d.trials[0].value = -8;
+  EXPECT_NE(TuningReportHtml(d).find("one-way ANOVA on the objective (some values are not positive: no log)"),
+            std::string::npos);
 }
 
 // The page words the change as the terminal does: positive = better than the default (it said
