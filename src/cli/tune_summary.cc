@@ -183,13 +183,14 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   doc["keep_default"] = o.keep_default;
   // Where best_value and default_value come from: "fresh" (the final runs), "search", or
   // "search_fresh_failed" (measured afresh, every run failed).
-  auto source = [&](std::optional<size_t> trial, const std::string& failed) -> Json {
-    if (!trial) return nullptr;
+  // null beside a null value (a default whose trial failed said "search").
+  auto source = [&](std::optional<size_t> trial, const std::optional<double>& value, const std::string& failed) -> Json {
+    if (!trial || !value) return nullptr;
     if (!failed.empty()) return "search_fresh_failed";
     return RemeasuredOf(r, *trial) ? "fresh" : "search";
   };
-  doc["best_value_source"] = source(r.best, o.best_fresh_failed);
-  doc["default_value_source"] = source(r.default_trial, o.default_fresh_failed);
+  doc["best_value_source"] = source(r.best, o.best_value, o.best_fresh_failed);
+  doc["default_value_source"] = source(r.default_trial, o.default_value, o.default_fresh_failed);
   doc["stopped_at_time_limit"] = r.stopped_at_time_limit;
   if (r.search_stopped_for_time)
     doc["search_stopped_for_time"] = {{"elapsed_s", r.search_stopped_for_time->elapsed_s},

@@ -73,6 +73,18 @@ TEST(TuneSummaryJsonTest, ParametersKeepTheirTypes) {
   EXPECT_EQ(doc["best_params"]["n"], 8);
   EXPECT_TRUE(doc["best_params"]["n"].is_number_integer());
   EXPECT_DOUBLE_EQ(doc["best_params"]["lr"].get<double>(), 0.01);
+  EXPECT_EQ(doc["best_value_source"], "search");
+
+  // A default whose trial failed has no value, and no source beside it (it said "search").
+  TrialSummary failed;
+  failed.number = static_cast<int64_t>(r.trials.size());
+  failed.state = TrialState::kFailed;
+  failed.params = {{"tag", "007"}, {"n", "1"}, {"lr", "0.001"}};
+  r.trials.push_back(failed);
+  r.default_trial = r.trials.size() - 1;
+  const nlohmann::json with_default = nlohmann::json::parse(TuneSummaryJson({r, options, file->space, "memory"}));
+  EXPECT_TRUE(with_default["default_value"].is_null()) << with_default.dump();
+  EXPECT_TRUE(with_default["default_value_source"].is_null()) << with_default.dump();
 }
 
 }  // namespace
