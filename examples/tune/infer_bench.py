@@ -40,7 +40,8 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--batch", type=int, default=1)
-    p.add_argument("--memory_format", "--memory-format", choices=["contiguous", "channels_last"],
+    # contiguous_format: the name torch and `tune --from_diagnosis` use for the same layout.
+    p.add_argument("--memory_format", "--memory-format", choices=["contiguous", "contiguous_format", "channels_last"],
                    default="contiguous")
     p.add_argument("--images", type=int, default=64, help="images measured per run")
     p.add_argument("--image_size", "--image-size", type=int, default=32)

@@ -89,10 +89,15 @@ std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts
     return {{Categorical("compile_mode", {"none", "default", "reduce-overhead", "max-autotune"}),
              Value{"default"}}};
   }
-  if (category == "dataloader" || category == "host_gap")
-    return {{Ordinal("num_workers", {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}}, int64_t{0}),
-             Value{int64_t{2}}},
-            {Categorical("pin_memory", {int64_t{0}, int64_t{1}}), std::nullopt}};
+  if (category == "dataloader" || category == "host_gap") {
+    std::vector<Knob> knobs = {
+        {Ordinal("num_workers", {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{4}, int64_t{8}}, int64_t{0}),
+         Value{int64_t{2}}}};
+    // Pinned memory speeds host-to-device copies: a CPU run has none, and the knob would only
+    // spend trials.
+    if (facts.device != "cpu") knobs.push_back({Categorical("pin_memory", {int64_t{0}, int64_t{1}}), std::nullopt});
+    return knobs;
+  }
   if (category == "affinity_api")
     return {{Categorical("optimizer_impl", {"for_loop", "foreach", "fused"}), Value{"foreach"}}};
   if (category == "device_idle") {

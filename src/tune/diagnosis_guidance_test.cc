@@ -67,6 +67,12 @@ TEST(DiagnosisGuidanceTest, DeviceIdleSearchesInputAndLaunchKnobsWithoutAFix) {
   EXPECT_EQ(g->why.at("num_workers"), "device_idle: idle");
   EXPECT_EQ(g->fixes.count("device_idle"), 0u);
   EXPECT_TRUE(SearchSpace::Create(g->space).ok());
+  // A CPU run copies nothing to a device: pin_memory would only spend trials.
+  StatusOr<DiagnosisGuidance> cpu = ParseDiagnosisGuidance(
+      "device: cpu\nfindings:\n  - {category: dataloader, title: slow input, confidence: 0.8}\n", "c.yaml");
+  ASSERT_TRUE(cpu.ok()) << cpu.status().message();
+  ASSERT_EQ(cpu->space.params.size(), 1u);
+  EXPECT_EQ(cpu->space.params[0].name, "num_workers");
   // With the specific finding beside it, that one's fix is the start.
   g = ParseDiagnosisGuidance(
       "findings:\n  - {category: device_idle, confidence: 0.8}\n  - {category: dataloader, confidence: 0.6}\n",
