@@ -9,7 +9,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+
+#include <type_traits>
 
 #include "report/diagnose/diagnosis_json.h"
 #include "report/diagnose/diagnosis_yaml.h"
@@ -18,10 +21,23 @@ namespace cprof {
 namespace {
 
 template <typename T>
+constexpr const char* KindName() {
+  if constexpr (std::is_same_v<T, std::string>) return "text";
+  else if constexpr (std::is_integral_v<T>) return "an integer";
+  else return "a number";
+}
+
+// A field's value, or `fallback` when absent; a value of the wrong kind names the field ("line 26:
+// bad conversion" did not).
+template <typename T>
 T Get(const YAML::Node& n, const char* key, T fallback) {
   const YAML::Node v = n[key];
   if (!v || !v.IsScalar()) return fallback;
-  return v.as<T>();
+  T out{};
+  if (!YAML::convert<T>::decode(v, out))
+    throw YAML::RepresentationException(v.Mark(),
+                                        fmt::format("`{}` is '{}', not {}", key, v.Scalar(), KindName<T>()));
+  return out;
 }
 
 std::string Str(const YAML::Node& n, const char* key) { return Get<std::string>(n, key, ""); }
@@ -47,6 +63,7 @@ std::string TraceKindOf(std::string_view text) {
 Status ParseFinding(const YAML::Node& n, size_t index, const std::string& source, Finding* f) {
   if (!n.IsMap()) return InvalidInput("{}: finding {} is not a map", source, index + 1);
   const std::string category = Str(n, "category");
+  if (category.empty()) return InvalidInput("{}: line {}: finding {} has no `category`", source, n.Mark().line + 1, index + 1);
   std::optional<Category> c = CategoryFromId(category);
   if (!c) return InvalidInput("{}: finding {}: unknown category '{}'", source, index + 1, category);
   f->category = *c;
@@ -55,6 +72,9 @@ Status ParseFinding(const YAML::Node& n, size_t index, const std::string& source
   f->summary = Str(n, "summary");
   f->device = Str(n, "device");
   f->confidence = Get<double>(n, "confidence", 0);
+  if (!(f->confidence >= 0 && f->confidence <= 1))
+    return InvalidInput("{}: line {}: finding {}: confidence {} is not in [0, 1]", source, n["confidence"].Mark().line + 1,
+                        index + 1, f->confidence);
   if (const YAML::Node t = n["confidence_terms"]; t && t.IsMap()) {
     f->confidence_terms.magnitude = Get<double>(t, "magnitude", 0);
     f->confidence_terms.support = Get<double>(t, "support", 0);

@@ -209,5 +209,21 @@ TEST(DiagnosisReportTest, BadReportsNameTheFile) {
   EXPECT_EQ(LoadDiagnosis("/nonexistent/r.yaml").status().code(), StatusCode::kNotFound);
 }
 
+// A field of the wrong kind names itself ("line 3: bad conversion" did not); a finding without a
+// category says so (it read "unknown category ''"); a confidence outside [0, 1] is refused.
+TEST(DiagnosisReportTest, BadFieldsAreNamed) {
+  auto message = [](const std::string& yaml) {
+    StatusOr<Diagnosis> d = ParseDiagnosis(yaml, "r.yaml");
+    return d.ok() ? std::string("accepted") : d.status().message();
+  };
+  EXPECT_EQ(message("findings:\n  - category: host_gap\n    confidence: high\n"),
+            "r.yaml: line 3: `confidence` is 'high', not a number");
+  EXPECT_EQ(message("findings:\n  - title: t\n    confidence: 0.5\n"), "r.yaml: line 2: finding 1 has no `category`");
+  EXPECT_EQ(message("findings:\n  - category: host_gap\n    confidence: 7\n"),
+            "r.yaml: line 3: finding 1: confidence 7 is not in [0, 1]");
+  EXPECT_EQ(message("span_ns: 2.5s\nfindings: []\n"), "r.yaml: line 1: `span_ns` is '2.5s', not an integer");
+  EXPECT_EQ(message("findings:\n  - category: host_gap\n    confidence: 0.7\n"), "accepted");
+}
+
 }  // namespace
 }  // namespace cprof
