@@ -141,8 +141,12 @@ TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in) {
   // Unknown unless both have an interval.
   if (best_rem && default_rem && best_rem != default_rem && best_rem->n > 1 && default_rem->n > 1)
     o.within_noise = best_rem->ci_low <= default_rem->ci_high && default_rem->ci_low <= best_rem->ci_high;
-  o.keep_default = r.best && r.default_trial && *r.best != *r.default_trial &&
-                   (o.within_noise.value_or(false) || (o.improvement && *o.improvement <= 0));
+  // Only the final runs of both decide (when --time cut the runs that chose, the search's values
+  // would overrule the fresh choice); their means are compared directly (no improvement is
+  // computed against a default of 0).
+  if (best_rem && default_rem && best_rem != default_rem)
+    o.keep_default = o.within_noise.value_or(false) ||
+                     (o.maximize ? best_rem->mean <= default_rem->mean : best_rem->mean >= default_rem->mean);
   const auto* all = in.space.Enumerated();
   o.exhausted = all && r.evaluations < in.options.budget && r.trials.size() >= all->size();
   return o;

@@ -31,8 +31,9 @@ struct TuneOutcome {
   std::optional<double> best_value, default_value;
   std::optional<double> improvement;   // relative, positive = better than the default
   std::optional<bool> within_noise;    // the best's and the default's intervals overlap
-  // The default stays the recommendation: the best's final runs are within the noise of the
-  // default's, or no better (the runs that chose it can favour a configuration that is not).
+  // The default stays the recommendation: in the final runs of both, the best's are within the
+  // noise of the default's, or no better (the runs that chose it can favour a configuration that
+  // is not). Without final runs of both, the fresh choice stands.
   bool keep_default = false;
   // Measured afresh for the result, and every fresh run failed: the value shown is the search's
   // (biased toward the best), and no improvement is computed across the two kinds of value.

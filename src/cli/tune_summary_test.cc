@@ -87,5 +87,47 @@ TEST(TuneSummaryJsonTest, ParametersKeepTheirTypes) {
   EXPECT_TRUE(with_default["default_value_source"].is_null()) << with_default.dump();
 }
 
+// The default is kept only on the final runs of both: a best measured worse there (here against a
+// default of 0, where no relative improvement exists) keeps the default; a best whose final runs
+// --time cut keeps the fresh choice, whatever the search's values say (they overruled it).
+TEST(TuneOutcomeTest, OnlyTheFinalRunsKeepTheDefault) {
+  auto file = tune::ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 2, default: 0}\n", "s.yaml");
+  ASSERT_TRUE(file.ok());
+  tune::TuneResult r;
+  r.objectives = {{"errors", false}};
+  for (int i = 0; i < 2; ++i) {
+    TrialSummary t;
+    t.number = i;
+    t.state = TrialState::kComplete;
+    t.metrics["errors"] = i == 0 ? 1 : 5;  // the default (trial 0) searched better
+    t.params = {{"x", std::to_string(i)}};
+    r.trials.push_back(t);
+  }
+  r.default_trial = 0;
+  r.best = 1;  // chosen by fresh runs
+  tune::TuneOptions options;
+  auto rem = [](int64_t number, double mean, double lo, double hi, std::string role) {
+    tune::Remeasured m;
+    m.number = number;
+    m.n = 3;
+    m.mean = mean;
+    m.ci_low = lo;
+    m.ci_high = hi;
+    m.role = std::move(role);
+    return m;
+  };
+  // --time cut the final runs: the search's values (default 0 < best 5) must not overrule the choice.
+  EXPECT_FALSE(TuneOutcomeOf({r, options, file->space, "memory"}).keep_default);
+  // Final runs: the best at 4 [3.5, 4.5], the default at 0 [0, 0]: worse, intervals apart.
+  r.remeasured = {rem(1, 4, 3.5, 4.5, "best"), rem(0, 0, 0, 0, "default")};
+  r.remeasured_best = 0;
+  TuneOutcome o = TuneOutcomeOf({r, options, file->space, "memory"});
+  EXPECT_TRUE(o.keep_default);
+  EXPECT_EQ(KeepDefaultNote(o), "the default measured better in the final runs, the intervals apart: the default is kept");
+  // Final runs where the best is better: it stays.
+  r.remeasured = {rem(1, 0, 0, 0, "best"), rem(0, 4, 3.5, 4.5, "default")};
+  EXPECT_FALSE(TuneOutcomeOf({r, options, file->space, "memory"}).keep_default);
+}
+
 }  // namespace
 }  // namespace cprof::cli

@@ -8,6 +8,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "base/intra_op_threads.h"
 #include "base/torch_version.h"
 
 namespace cprof::tune {
@@ -61,18 +62,26 @@ std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts
     for (int64_t n = 1; n < cores; n *= 2) counts.push_back(n);
     counts.push_back(cores);
     const int64_t traced = metric("torch_intra_op_threads");
-    // The fix is the finding's own (a pool the size of the cores, as its suggestion and
-    // recommend-runtime say: it was half of them, and runtime_adjustment.yaml then said the
-    // diagnosis's fix "measured worse" than the 2 the suggestion named). A run whose pool was
-    // already that size (or of unknown size: it starts there) gets fewer threads, room for the
-    // busy threads outside the pool.
-    std::optional<Value> fewer;
-    if (traced && traced != cores) fewer = Value{cores};
-    else if (counts.size() > 1) fewer = Value{counts[counts.size() - 2]};
-    if (traced && std::find(counts.begin(), counts.end(), traced) == counts.end()) counts.push_back(traced);
+    // The fix is the finding's own pool size, the one its suggestion and recommend-runtime name
+    // (IntraOpThreadsFor: the cores the busy threads outside the pool leave; it was half the cores,
+    // and runtime_adjustment.yaml then said the diagnosis's fix "measured worse" than the 2 the
+    // suggestion named). When that is the pool the run already used, fewer threads instead.
+    const int64_t start = traced ? traced : cores;
+    auto busy = facts.metrics.find("busy_threads_mean");
+    const int64_t suggested =
+        IntraOpThreadsFor(cores, busy == facts.metrics.end() ? std::nullopt : std::optional<double>(busy->second),
+                          start, facts.device != "cpu" && !facts.device.empty());
+    for (int64_t n : {suggested, start})
+      if (std::find(counts.begin(), counts.end(), n) == counts.end()) counts.push_back(n);
     std::sort(counts.begin(), counts.end());
+    std::optional<Value> fix;
+    if (suggested != start) {
+      fix = Value{suggested};
+    } else if (auto below = std::lower_bound(counts.begin(), counts.end(), start); below != counts.begin()) {
+      fix = Value{*(below - 1)};
+    }
     std::vector<Value> threads(counts.begin(), counts.end());
-    return {{Ordinal("num_threads", threads, traced ? traced : cores), fewer ? fewer : Value{cores}}};
+    return {{Ordinal("num_threads", threads, start), fix}};
   }
   if (category == "memory_churn" || category == "memory_fragmentation" || category == "env_config") {
     // PYTORCH_CUDA_ALLOC_CONF and its kin do nothing to a CPU run, whose churn is glibc's: its fix

@@ -200,6 +200,20 @@ findings:
   StatusOr<DiagnosisGuidance> g2 = ParseDiagnosisGuidance(same_pool, "o.yaml");
   ASSERT_TRUE(g2.ok()) << g2.status().message();
   EXPECT_EQ(g2->fixes.at("thread_oversubscription").at("num_threads"), Value{int64_t{1}});  // it ran 2 already
+  // A small pool among many busy threads: the suggestion is fewer threads, not the cores (8 on 8
+  // cores with 12 busy made it worse); a large one with 2 busy outside leaves them their cores.
+  auto fix = [](const char* pool, const char* busy) {
+    StatusOr<DiagnosisGuidance> g = ParseDiagnosisGuidance(
+        std::string("device: cpu\nfindings:\n  - category: thread_oversubscription\n    confidence: 0.9\n"
+                    "    evidence:\n      metrics:\n        - {name: cpu_cores, value: 8}\n"
+                    "        - {name: torch_intra_op_threads, value: ") + pool + "}\n" +
+            "        - {name: busy_threads_mean, value: " + busy + "}\n",
+        "o.yaml");
+    EXPECT_TRUE(g.ok()) << g.status().message();
+    return g.ok() ? g->fixes.at("thread_oversubscription").at("num_threads") : Value{};
+  };
+  EXPECT_EQ(fix("2", "12"), Value{int64_t{1}});
+  EXPECT_EQ(fix("16", "18"), Value{int64_t{6}});
 
   const std::string churn = "findings:\n  - {category: memory_churn, confidence: 0.9, title: churn}\n";
   const Status cpu = ParseDiagnosisGuidance("device: cpu\n" + churn, "c.yaml").status();

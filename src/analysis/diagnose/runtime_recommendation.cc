@@ -9,6 +9,7 @@
 
 #include "analysis/diagnose/glibc_heap.h"
 #include "analysis/diagnose/rules/host_rule_util.h"
+#include "base/intra_op_threads.h"
 
 namespace cprof {
 namespace {
@@ -121,15 +122,13 @@ RuntimeAdjustment RecommendRuntime(const RuntimeFacts& facts, const Diagnosis& d
                                                                                   : facts.busy_threads;
     const int64_t pool = facts.intra_op.value_or(cores);
     const int64_t outside = busy ? std::max<int64_t>(0, std::llround(*busy) - pool) : 0;
-    int64_t intra = std::max<int64_t>(1, cores - outside);
+    const int64_t intra = IntraOpThreadsFor(cores, busy, pool, accel);
     std::string reason = fmt::format("{} cores", cores);
     if (busy) reason += fmt::format(", {:.1f} busy threads observed", *busy);
     if (facts.intra_op) reason += fmt::format(", intra-op pool {}", *facts.intra_op);
     if (outside > 0) reason += fmt::format("; {} busy outside the pool keep their cores", outside);
-    if (accel && intra > std::max<int64_t>(1, cores / 2)) {
-      intra = std::max<int64_t>(1, cores / 2);
+    if (accel && intra == std::max<int64_t>(1, cores / 2) && intra < std::max<int64_t>(1, cores - outside))
       reason += "; on a device trace the host only dispatches, half the cores are left for the input pipeline";
-    }
     if (over.finding) reason += "; " + over.text;
     a.Set(RuntimeSection::kThreads, "intra_op", std::to_string(intra), reason);
     a.Set(RuntimeSection::kThreads, "inter_op", "1",

@@ -23,6 +23,7 @@
 #include "analysis/diagnose/diagnosis_context.h"
 #include "analysis/diagnose/rules.h"
 #include "analysis/diagnose/rules/host_rule_util.h"
+#include "base/intra_op_threads.h"
 
 namespace cprof {
 namespace {
@@ -174,7 +175,7 @@ void ThreadOversubscriptionRule::Run(const DiagnosisContext& ctx, std::vector<Fi
     for (size_t i = 0; i < idx.size() && i < 3; ++i)
       f.events.push_back(ctx.EventRef(steps[idx[i]].slice_row, fmt::format("a slow step ({})", Ms(steps[idx[i]].dur_ns))));
   }
-  const int64_t pool = std::max<int64_t>(1, cores);
+  const int64_t pool = IntraOpThreadsFor(cores, mean_busy, intra.value_or(cores), ctx.device_kind() != DeviceKind::kCpu);
   f.suggestions = {
       {fmt::format("Size the intra-op pool to the cores left for it ({} here), in code or through the environment.", pool),
        "code", fmt::format("torch.set_num_threads({})", pool)},
