@@ -77,8 +77,7 @@ TEST(TuneCommandTest, ReportIsAnHtmlPageWithTheCurveAndImportance) {
   ProcessResult r =
       Tune({"--replay", kPnpoly, "--budget", "20", "--seed", "3", "--json", "--quiet", "--report", html});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(html);
-  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string page = ReadText(html);
   ASSERT_FALSE(page.empty()) << "no report at " << html;
   auto count = [&](const std::string& what) {
     size_t n = 0;
@@ -256,7 +255,9 @@ TEST(TuneCommandTest, TraceObjectiveIsReadFromATraceOfEachTrial) {
   EXPECT_EQ(j["improvement_within_noise"], overlap);
   for (const auto& c : j["remeasure_candidates"]) {  // the chosen one ran to the end
     ASSERT_TRUE(c["raced_away"].is_boolean()) << c.dump();
-    if (c["trial"] == j["best_trial"]) EXPECT_FALSE(c["raced_away"].get<bool>()) << c.dump();
+    if (c["trial"] == j["best_trial"]) {
+      EXPECT_FALSE(c["raced_away"].get<bool>()) << c.dump();
+    }
   }
   // Nothing is left in the TMPDIR: no trial folder, trace file or collector session.
   EXPECT_TRUE(fs::is_empty(tmp)) << fs::directory_iterator(tmp)->path();
@@ -315,8 +316,7 @@ TEST(TuneCommandTest, RuntimeAdjustmentSaysWhenTheFindingsFixMeasuredWorse) {
                           "{x}",
                           "{y}"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(yaml);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = ReadText(yaml);
   EXPECT_NE(text.find("tuned because of device_idle"), std::string::npos) << text;
   EXPECT_NE(text.find("its fix x=3 measured worse than the configuration chosen"), std::string::npos) << text;
   EXPECT_EQ(text.find("suggested by"), std::string::npos) << text;
@@ -329,8 +329,7 @@ TEST(TuneCommandTest, RuntimeAdjustmentSaysWhenTheFindingsFixMeasuredWorse) {
             "if [ $1 = 3 ]; then echo no such mode >&2; exit 1; fi; echo \"{{\\\"ms\\\": $(( $1 * 10 + $2 + 1 ))}}\"",
             "sh", "{x}", "{y}"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream failed_in(failed_yaml);
-  const std::string failed((std::istreambuf_iterator<char>(failed_in)), std::istreambuf_iterator<char>());
+  const std::string failed = ReadText(failed_yaml);
   EXPECT_NE(failed.find("its fix x=3 failed (exit code 1"), std::string::npos) << failed;
 }
 

@@ -1,5 +1,6 @@
 // What the `tune` CLI tests share: the binary, the replay fixtures, running `tune` as a process,
-// a fresh folder per test, the last JSON line of an output, the trials of an SQLite study.
+// a fresh folder per test, a file's text, the last JSON line of an output, the trials of an SQLite
+// study.
 //
 //   ProcessResult r = Tune({"--replay", kPnpoly, "--budget", "5", "--json"});
 //   EXPECT_EQ(LastJsonLine(r.out)["trials"], 5);
@@ -9,6 +10,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +41,12 @@ inline fs::path TempDir(const std::string& name) {
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
+}
+
+// A file's whole text; "" when it cannot be read.
+inline std::string ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 inline nlohmann::json LastJsonLine(const std::string& out) {

@@ -47,7 +47,9 @@ TEST(TuneCommandTest, ObjectiveMistakesAndARefusedCommandLineStopTheStudy) {
   nlohmann::json j = LastJsonLine(r.out);
   EXPECT_EQ(j["failed"], 1);
   for (const auto& h : j["history"])
-    if (h["params"]["x"] == 1) EXPECT_EQ(h["reason"], "objective 't' is NaN") << h.dump();
+    if (h["params"]["x"] == 1) {
+      EXPECT_EQ(h["reason"], "objective 't' is NaN") << h.dump();
+    }
 
   r = tune({"--objective", "t:min", "--", "/usr/bin/python3", "bench.py", "--x", "{x}", "--bogus"});
   EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -90,12 +90,10 @@ TEST(TuneRunChecksTest, ABestWithinTheNoiseOfTheDefaultKeepsTheDefault) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_NE((r.out + r.err).find("(within the noise: the intervals overlap; the default is kept)"), std::string::npos)
       << r.out << r.err;
-  std::ifstream in(dir / "ra.yaml");
-  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string written = ReadText(dir / "ra.yaml");
   EXPECT_NE(written.find("value: 0\n"), std::string::npos) << written;
   EXPECT_NE(written.find("the default is kept"), std::string::npos) << written;
-  std::ifstream html_in(dir / "r.html");
-  const std::string html((std::istreambuf_iterator<char>(html_in)), std::istreambuf_iterator<char>());
+  const std::string html = ReadText(dir / "r.html");
   EXPECT_NE(html.find("within the noise: the intervals overlap"), std::string::npos);
 }
 
@@ -117,11 +115,7 @@ TEST(TuneRunChecksTest, ABestTheFinalRunsMeasureWorseKeepsTheDefault) {
                           "r.json", "--", "/usr/bin/python3", "b.py", "{x}"},
                          dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto read = [&](const char* name) {
-    std::ifstream in(dir / name);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  const std::string ra = read("ra.yaml"), json = read("r.json"), html = read("r.html");
+  const std::string ra = ReadText(dir / "ra.yaml"), json = ReadText(dir / "r.json"), html = ReadText(dir / "r.html");
   EXPECT_NE(ra.find("value: 0\n"), std::string::npos) << ra;
   EXPECT_NE(ra.find("the default measured better in the final runs, the intervals apart"), std::string::npos) << ra;
   EXPECT_NE(json.find("\"keep_default\":true"), std::string::npos) << json;
