@@ -4,8 +4,10 @@
   scripts/check_demo.py BUILD_DIR WORK_DIR [unet|gpt] [--top_fix]
 
 Checks: the plan names a diagnosed category; a knob of the space has `fixes:` for a diagnosed
-category, the study evaluated that guided start right after the default and it beat the default
-(the diagnosis pointed the right way); the tuned configuration beats the default; validate calls
+category, the study evaluated the guided starts right after the default and one of them beat the
+default (the diagnosis pointed the right way; which finding comes first, and whether its fix alone
+pays, depends on the machine: channels_last at 1 thread on the unet runs its 1x1 convolutions
+through im2col in either layout, 2% faster on one VM, 20% on another); the tuned configuration beats the default; validate calls
 the step time improved (significant) and nothing regressed; runtime_adjustment.yaml was written.
 With --top_fix, also: the validated configuration applies the top finding's fix (its category's
 value in the space's fixes:). Without it that is only reported: several knobs can fix one cause
@@ -77,9 +79,14 @@ def main():
     default = [t for t in history if t.get("sampler") == "default" and t.get("state") == "complete"]
     if not default or not (tune["best_value"] < default[0]["metrics"]["latency_ms"]):
         fail("the tuned configuration does not beat the default in the study")
-    g = guided[0]
-    if g.get("state") == "complete" and not (g["metrics"]["latency_ms"] < default[0]["metrics"]["latency_ms"]):
-        fail(f"the guided start ({g['params']}) is not faster than the default: the diagnosis pointed the wrong way")
+    base = default[0]["metrics"]["latency_ms"]
+    ran = [g for g in guided if g.get("state") == "complete"]
+    if ran and not any(g["metrics"]["latency_ms"] < base for g in ran):
+        fail(f"no guided start ({[g['params'] for g in ran]}) is faster than the default: "
+             "the diagnosis pointed the wrong way")
+    if ran and not ran[0]["metrics"]["latency_ms"] < base:
+        print(f"check_demo: note: the top finding's guided start ({ran[0]['params']}) alone is not faster than "
+              "the default here")
     val = json.load(open(os.path.join(d, "validation_report.json")))
     verdicts = {m["name"]: m["verdict"] for m in val["metrics"]}
     if verdicts.get("step_time") != "improved":
