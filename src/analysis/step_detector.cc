@@ -91,7 +91,7 @@ void SortByStart(std::vector<Step>* steps) {
 // record_function's own aten::empty (PyTorch 1.x), so it is told by its length: a last step
 // shorter than kTailShare of the others' median is left out.
 constexpr double kTailShare = 0.05;
-void DropEmptyTailStep(std::vector<Step>* steps) {
+void DropShortTailStep(std::vector<Step>* steps) {
   if (steps->size() < 3) return;
   auto last = std::max_element(steps->begin(), steps->end(),
                                [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
@@ -137,7 +137,7 @@ std::vector<Step> FromProfilerSteps(const Trace& t) {
   for (uint32_t r : best_rows) {
     steps.push_back(MakeStep(t, r, *number(t.slices.name_id[r]), StepSource::kProfilerStep));
   }
-  DropEmptyTailStep(&steps);
+  DropShortTailStep(&steps);
   return steps;
 }
 

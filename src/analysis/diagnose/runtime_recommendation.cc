@@ -123,11 +123,12 @@ RuntimeAdjustment RecommendRuntime(const RuntimeFacts& facts, const Diagnosis& d
     const int64_t pool = facts.intra_op.value_or(cores);
     const int64_t outside = busy ? std::max<int64_t>(0, std::llround(*busy) - pool) : 0;
     const int64_t intra = IntraOpThreadsFor(cores, busy, pool, accel);
+    const bool halved = intra < IntraOpThreadsFor(cores, busy, pool, /*on_device=*/false);
     std::string reason = fmt::format("{} cores", cores);
     if (busy) reason += fmt::format(", {:.1f} busy threads observed", *busy);
     if (facts.intra_op) reason += fmt::format(", intra-op pool {}", *facts.intra_op);
     if (outside > 0) reason += fmt::format("; {} busy outside the pool keep their cores", outside);
-    if (accel && intra == std::max<int64_t>(1, cores / 2) && intra < std::max<int64_t>(1, cores - outside))
+    if (halved)
       reason += "; on a device trace the host only dispatches, half the cores are left for the input pipeline";
     if (over.finding) reason += "; " + over.text;
     a.Set(RuntimeSection::kThreads, "intra_op", std::to_string(intra), reason);
