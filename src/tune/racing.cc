@@ -1,9 +1,13 @@
 // Racing test and mean intervals.
 #include "tune/racing.h"
 
-#include <boost/math/distributions/students_t.hpp>
 #include <algorithm>
 #include <cmath>
+#include <vector>
+
+#include <boost/math/distributions/students_t.hpp>
+
+#include "stats/welch_t.h"
 
 namespace cprof::tune {
 namespace {
@@ -32,22 +36,17 @@ constexpr double kTieShare = 1e-9;
 
 bool ClearlyWorse(std::span<const double> x, std::span<const double> best, double alpha) {
   if (x.size() < 2 || best.size() < 2) return false;
-  double mx, vx, mb, vb;  // in units of the larger magnitude: t and df do not depend on it
+  // In units of the larger magnitude (t and df do not depend on it): the squares of values near
+  // 1e308 would overflow.
   const double scale = ScaleOf(best, ScaleOf(x));
-  MeanVar(x, scale, mx, vx);
-  MeanVar(best, scale, mb, vb);
+  std::vector<double> xs(x.begin(), x.end()), bs(best.begin(), best.end());
+  for (double& v : xs) v /= scale;
+  for (double& v : bs) v /= scale;
+  const WelchTTestResult t = WelchTTest(xs, bs);
   // Equal up to rounding (a deterministic objective computed two ways: 8.56434819383242 against
   // 8.56434819336367) is a tie, not "clearly worse" with zero variance.
-  if (mx - mb <= kTieShare * std::max(std::fabs(mx), std::fabs(mb))) return false;
-  double sx = vx / static_cast<double>(x.size()), sb = vb / static_cast<double>(best.size());
-  double se = std::sqrt(sx + sb);
-  if (se == 0) return true;  // no noise at all, and worse
-  double t = (mx - mb) / se;
-  double df = (sx + sb) * (sx + sb) /
-              (sx * sx / static_cast<double>(x.size() - 1) + sb * sb / static_cast<double>(best.size() - 1));
-  if (!(df > 0) || !std::isfinite(df)) return false;
-  boost::math::students_t dist(df);
-  return boost::math::cdf(boost::math::complement(dist, t)) < alpha;
+  if (!t.valid || t.mean_diff <= kTieShare * std::max(std::fabs(t.mean_x), std::fabs(t.mean_y))) return false;
+  return t.p_value / 2 < alpha;  // one-sided: x's mean is the larger
 }
 
 MeanInterval MeanConfidenceInterval(std::span<const double> x, double confidence) {
@@ -63,6 +62,9 @@ MeanInterval MeanConfidenceInterval(std::span<const double> x, double confidence
   double half = q * std::sqrt(v / static_cast<double>(x.size()));
   r.low = (m - half) * scale;
   r.high = (m + half) * scale;
+  // The mean of times can't be below zero: three runs of 10, 10 and 40 ms gave [-23.0, 63.0].
+  if (std::all_of(x.begin(), x.end(), [](double v) { return v >= 0; })) r.low = std::max(r.low, 0.0);
+  if (std::all_of(x.begin(), x.end(), [](double v) { return v <= 0; })) r.high = std::min(r.high, 0.0);
   return r;
 }
 

@@ -1,4 +1,5 @@
-// Racing and intervals for noisy measurements (Boost.Math's Student t).
+// Racing and intervals for noisy measurements: the one-sided Welch test (stats/welch_t.h) and the
+// Student-t interval of a mean (Boost.Math).
 //
 //   if (ClearlyWorse(candidate_times, incumbent_times)) stop_repeating();
 //   MeanInterval ci = MeanConfidenceInterval(times);   // 95%
@@ -15,7 +16,8 @@ bool ClearlyWorse(std::span<const double> x, std::span<const double> best, doubl
 struct MeanInterval {
   double mean = 0, low = 0, high = 0;
 };
-// Student-t interval of the mean; a single value gives a zero-width interval.
+// Student-t interval of the mean, cut at zero when no value is on the other side of it (a mean of
+// times is never negative); a single value gives a zero-width interval.
 MeanInterval MeanConfidenceInterval(std::span<const double> x, double confidence = 0.95);
 
 }  // namespace cprof::tune

@@ -36,6 +36,20 @@ TEST(RacingTest, ValuesNearTheLargestDoubleHaveAFiniteMean) {
   EXPECT_FALSE(std::isnan(ci.high));
 }
 
+// t(0.975, 2) gives 20 +- 43.0 for three runs of 10, 10 and 40 ms; a mean of times is not below 0.
+TEST(RacingTest, MeanIntervalOfTimesStopsAtZero) {
+  const std::vector<double> times = {10, 10, 40};
+  MeanInterval ci = MeanConfidenceInterval(times);
+  EXPECT_DOUBLE_EQ(ci.low, 0);
+  EXPECT_NEAR(ci.high, 63.026527, 1e-5);
+  const std::vector<double> gains = {-10, -10, -40};
+  ci = MeanConfidenceInterval(gains);
+  EXPECT_NEAR(ci.low, -63.026527, 1e-5);
+  EXPECT_DOUBLE_EQ(ci.high, 0);
+  const std::vector<double> both = {-10, 10, 40};  // a value on each side: the interval as it is
+  EXPECT_LT(MeanConfidenceInterval(both).low, -10);
+}
+
 TEST(RacingTest, ClearlyWorseNeedsEvidenceAtAnyScale) {
   const std::vector<double> best = {10, 10.5, 9.5, 10.2};
   const std::vector<double> worse = {20, 21, 19, 20.5};
