@@ -225,6 +225,17 @@ std::string ConstraintFailure(const SearchSpace& space) {
   return "";
 }
 
+// What the tuner's guidance reads of a diagnosis report.
+tune::ReportedRun ReportedRunOf(const Diagnosis& d) {
+  tune::ReportedRun run{.device = std::string(DeviceKindId(d.device)), .torch_version = d.torch_version};
+  for (const Finding& f : d.findings) {
+    tune::ReportedFinding r{.category = std::string(CategoryId(f.category)), .confidence = f.confidence, .title = f.title};
+    for (const FindingMetric& m : f.metrics) r.metrics.insert_or_assign(m.name, m.value);
+    run.findings.push_back(std::move(r));
+  }
+  return run;
+}
+
 CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   static constexpr std::string_view kFormats[] = {"text", "json"};
   ASSIGN_OR_RETURN(std::string format, ResolveOutputFormat(o.output, kFormats, "text"));
@@ -235,9 +246,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     ASSIGN_OR_RETURN(std::string report, ReadDiagnosisFile(o.from_diagnosis));
     // The whole report's checks (its kind, its schema) before the first trial: the result is
     // written from it at the end, and an error then threw the study away.
-    RETURN_IF_ERROR(ParseDiagnosis(report, o.from_diagnosis).status());
+    ASSIGN_OR_RETURN(Diagnosis diagnosis, ParseDiagnosis(report, o.from_diagnosis));
     ASSIGN_OR_RETURN(DiagnosisGuidance g,
-                     ParseDiagnosisGuidance(report, o.from_diagnosis, /*require_knobs=*/o.space.empty()));
+                     tune::GuidanceFor(ReportedRunOf(diagnosis), o.from_diagnosis, /*require_knobs=*/o.space.empty()));
     // About the knobs of the guidance's own space; a --space of the user's says its own.
     if (o.space.empty())
       for (const std::string& note : g.notes) ctx.err << "note: " << o.from_diagnosis << ": " << note << "\n";

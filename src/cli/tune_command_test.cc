@@ -389,6 +389,20 @@ TEST(TuneCommandTest, FromDiagnosisAloneTunesTheFindingsKnobs) {
   const std::string yaml = cli_test::ReadFile(dir / "runtime_adjustment.yaml");
   EXPECT_NE(yaml.find("memory_format:\n    value: channels_last"), std::string::npos) << yaml;
 
+  // The report's device and each finding's metrics reach the knobs: the pool the traced run used
+  // (8 on 2 cores) is the default, and the fix is the cores.
+  std::ofstream(dir / "threads.yaml") << "device: cpu\nfindings:\n"
+                                         "  - category: thread_oversubscription\n    confidence: 0.9\n"
+                                         "    title: busy\n    evidence:\n      metrics:\n"
+                                         "        - {name: cpu_cores, value: 2}\n"
+                                         "        - {name: torch_intra_op_threads, value: 8}\n";
+  ProcessResult threads = Tune({"--from_diagnosis", "threads.yaml", "--budget", "2", "--storage", "memory",
+                                "--remeasure", "0", "--", "/bin/echo", "{{\"ms\": {num_threads}}}"},
+                               dir.string());
+  ASSERT_EQ(threads.exit_code, 0) << threads.err;
+  EXPECT_NE(threads.err.find("space from threads.yaml: {num_threads} [1, 2, 8]"), std::string::npos) << threads.err;
+  EXPECT_NE(threads.err.find("guided start from threads.yaml: num_threads=2"), std::string::npos) << threads.err;
+
   // A space of the user's without `fixes:` for these findings: no guided start, and it says so.
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: memory_format, values: [contiguous_format, "
                                        "channels_last]}\n";

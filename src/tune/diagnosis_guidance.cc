@@ -2,11 +2,9 @@
 #include "tune/diagnosis_guidance.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
-#include <yaml-cpp/yaml.h>
+#include <fmt/format.h>
 
 #include "base/intra_op_threads.h"
 #include "base/torch_version.h"
@@ -37,15 +35,9 @@ struct Knob {
   std::optional<Value> fix;  // the value that addresses the finding, when one is standard
 };
 
-// What the report says of the traced run: its device, and one finding's metrics.
-struct ReportFacts {
-  std::string device;                      // the report's `device`: cpu, gpu, npu
-  std::string torch_version;               // the report's `torch_version`; empty if unknown
-  std::map<std::string, double> metrics;   // the finding's metrics by name
-};
-
 // The knobs a category suggests; the first value (or the given default) is today's behaviour.
-std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts) {
+std::vector<Knob> KnobsFor(const std::string& category, const ReportedRun& run,
+                           const std::map<std::string, double>& metrics) {
   if (category == "layout_conversion")
     return {{Categorical("memory_format", {"contiguous_format", "channels_last"}), Value{"channels_last"}}};
   if (category == "thread_oversubscription") {
@@ -53,8 +45,8 @@ std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts
     // run used, 8 threads on 2 cores: the space was [1, 2], default 2, and the 8 the program ran
     // with was never measured); else this machine's cores.
     auto metric = [&](const char* name) -> int64_t {
-      auto it = facts.metrics.find(name);
-      return it != facts.metrics.end() && it->second >= 1 ? static_cast<int64_t>(it->second) : 0;
+      auto it = metrics.find(name);
+      return it != metrics.end() && it->second >= 1 ? static_cast<int64_t>(it->second) : 0;
     };
     const int64_t cores = metric("cpu_cores") ? metric("cpu_cores")
                                               : std::max<int64_t>(1, std::thread::hardware_concurrency());
@@ -67,10 +59,10 @@ std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts
     // and runtime_adjustment.yaml then said the diagnosis's fix "measured worse" than the 2 the
     // suggestion named). When that is the pool the run already used, fewer threads instead.
     const int64_t start = traced ? traced : cores;
-    auto busy = facts.metrics.find("busy_threads_mean");
+    auto busy = metrics.find("busy_threads_mean");
     const int64_t suggested =
-        IntraOpThreadsFor(cores, busy == facts.metrics.end() ? std::nullopt : std::optional<double>(busy->second),
-                          start, facts.device != "cpu" && !facts.device.empty());
+        IntraOpThreadsFor(cores, busy == metrics.end() ? std::nullopt : std::optional<double>(busy->second),
+                          start, run.device != "cpu" && !run.device.empty());
     for (int64_t n : {suggested, start})
       if (std::find(counts.begin(), counts.end(), n) == counts.end()) counts.push_back(n);
     std::sort(counts.begin(), counts.end());
@@ -87,14 +79,14 @@ std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts
     // PYTORCH_CUDA_ALLOC_CONF and its kin do nothing to a CPU run, whose churn is glibc's: its fix
     // is environment settings (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_) that
     // recommend-runtime writes, not a knob to search.
-    if (facts.device == "cpu") return {};
+    if (run.device == "cpu") return {};
     return {{Categorical("alloc_conf", {"", "expandable_segments:True", "max_split_size_mb:128",
                                         "garbage_collection_threshold:0.8"}),
              Value{"expandable_segments:True"}}};
   }
   if (category == "launch_overhead" || category == "fusion_candidate") {
     // Every trial of torch.compile fails before PyTorch 2 (the guidance's `notes` say so).
-    if (!TorchHasCompile(facts.torch_version)) return {};
+    if (!TorchHasCompile(run.torch_version)) return {};
     return {{Categorical("compile_mode", {"none", "default", "reduce-overhead", "max-autotune"}),
              Value{"default"}}};
   }
@@ -104,7 +96,7 @@ std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts
          Value{int64_t{2}}}};
     // Pinned memory speeds host-to-device copies: a CPU run has none, and the knob would only
     // spend trials.
-    if (facts.device != "cpu") knobs.push_back({Categorical("pin_memory", {int64_t{0}, int64_t{1}}), std::nullopt});
+    if (run.device != "cpu") knobs.push_back({Categorical("pin_memory", {int64_t{0}, int64_t{1}}), std::nullopt});
     return knobs;
   }
   if (category == "affinity_api")
@@ -113,8 +105,8 @@ std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts
     // A symptom: the device waits for the host, to feed it input or to launch its work. Both
     // remedies are searched, neither is a starting point (the specific rules, dataloader, host_gap
     // and launch_overhead, give one when they fire).
-    std::vector<Knob> knobs = KnobsFor("dataloader", facts);
-    for (Knob& k : KnobsFor("launch_overhead", facts)) knobs.push_back(std::move(k));
+    std::vector<Knob> knobs = KnobsFor("dataloader", run, metrics);
+    for (Knob& k : KnobsFor("launch_overhead", run, metrics)) knobs.push_back(std::move(k));
     for (Knob& k : knobs) k.fix.reset();
     return knobs;
   }
@@ -123,16 +115,7 @@ std::vector<Knob> KnobsFor(const std::string& category, const ReportFacts& facts
 
 }  // namespace
 
-StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, const std::string& source,
-                                                   bool require_knobs) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return InvalidInput("--from_diagnosis {}: not valid YAML or JSON: line {}: {}", source, e.mark.line + 1, e.msg);
-  }
-  if (!root.IsMap() || !root["findings"] || !(root["findings"].IsSequence() || root["findings"].IsNull()))
-    return InvalidInput("--from_diagnosis {}: not a diagnosis report (no `findings` list)", source);
+StatusOr<DiagnosisGuidance> GuidanceFor(const ReportedRun& run, const std::string& source, bool require_knobs) {
   struct Suggested {
     Parameter param;
     double confidence;
@@ -141,47 +124,29 @@ StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, cons
   std::vector<Suggested> knobs;
   std::vector<GuidanceFinding> findings;
   std::map<std::string, std::map<std::string, Value>> g_fixes;
-  std::string torch_version, compile_note;
-  try {
-    auto scalar = [&](const char* key) {
-      return root[key] && root[key].IsScalar() ? root[key].as<std::string>() : std::string();
-    };
-    const std::string device = scalar("device");
-    torch_version = scalar("torch_version");
-    for (const YAML::Node& f : root["findings"]) {
-      if (!f.IsMap() || !f["category"]) continue;
-      const double confidence = f["confidence"] ? f["confidence"].as<double>() : 0.0;
-      if (confidence < kMinGuidanceConfidence) continue;
-      const std::string category = f["category"].as<std::string>();
-      const std::string title = f["title"] ? f["title"].as<std::string>() : category;
-      findings.push_back({category, confidence, title});
-      ReportFacts facts{.device = device, .torch_version = torch_version};
-      if ((category == "launch_overhead" || category == "fusion_candidate" || category == "device_idle") &&
-          !TorchHasCompile(torch_version) && compile_note.empty())
-        compile_note = fmt::format("compile_mode is not searched: torch.compile needs PyTorch 2.0 or later, and the "
-                                   "traced run used PyTorch {}",
-                                   torch_version);
-      const YAML::Node evidence = f["evidence"];
-      const YAML::Node metrics = evidence && evidence.IsMap() ? evidence["metrics"] : YAML::Node();
-      if (metrics && metrics.IsSequence())
-        for (const YAML::Node& m : metrics)
-          if (m.IsMap() && m["name"] && m["value"] && m["value"].IsScalar())
-            facts.metrics[m["name"].as<std::string>()] = m["value"].as<double>();
-      for (Knob& k : KnobsFor(category, facts)) {
-        if (k.fix && !g_fixes[category].count(k.param.name)) g_fixes[category][k.param.name] = *k.fix;
-        Parameter& p = k.param;
-        auto it = std::find_if(knobs.begin(), knobs.end(), [&](const Suggested& s) { return s.param.name == p.name; });
-        const std::string why = category + ": " + title;
-        if (it == knobs.end()) {
-          knobs.push_back({std::move(p), confidence, why});
-        } else if (confidence > it->confidence) {
-          it->confidence = confidence;
-          it->why = why;
-        }
+  std::string compile_note;
+  for (const ReportedFinding& f : run.findings) {
+    if (f.confidence < kMinGuidanceConfidence) continue;
+    const std::string& category = f.category;
+    const std::string title = f.title.empty() ? category : f.title;
+    findings.push_back({category, f.confidence, title});
+    if ((category == "launch_overhead" || category == "fusion_candidate" || category == "device_idle") &&
+        !TorchHasCompile(run.torch_version) && compile_note.empty())
+      compile_note = fmt::format("compile_mode is not searched: torch.compile needs PyTorch 2.0 or later, and the "
+                                 "traced run used PyTorch {}",
+                                 run.torch_version);
+    for (Knob& k : KnobsFor(category, run, f.metrics)) {
+      if (k.fix && !g_fixes[category].count(k.param.name)) g_fixes[category][k.param.name] = *k.fix;
+      Parameter& p = k.param;
+      auto it = std::find_if(knobs.begin(), knobs.end(), [&](const Suggested& s) { return s.param.name == p.name; });
+      const std::string why = category + ": " + title;
+      if (it == knobs.end()) {
+        knobs.push_back({std::move(p), f.confidence, why});
+      } else if (f.confidence > it->confidence) {
+        it->confidence = f.confidence;
+        it->why = why;
       }
     }
-  } catch (const YAML::Exception& e) {
-    return InvalidInput("--from_diagnosis {}: line {}: {}", source, e.mark.line + 1, e.msg);
   }
   if (knobs.empty() && require_knobs) {
     // Which findings there were: "no finding with confidence >= 0.3" read as if none were
@@ -234,14 +199,6 @@ std::vector<GuidedStart> GuidedStartsFor(const SearchSpace& space,
     if (!seen) starts.push_back(std::move(g));
   }
   return starts;
-}
-
-StatusOr<DiagnosisGuidance> LoadDiagnosisGuidance(const std::string& report_path, bool require_knobs) {
-  std::ifstream in(report_path, std::ios::binary);
-  if (!in) return NotFound("--from_diagnosis {}: cannot open the diagnosis report", report_path);
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return ParseDiagnosisGuidance(buf.str(), report_path, require_knobs);
 }
 
 }  // namespace cprof::tune

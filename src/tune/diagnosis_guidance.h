@@ -5,26 +5,27 @@
 // host gaps -> loader workers; affinity_api -> the optimizer implementation) and writes the choice
 // as runtime_adjustment.yaml.
 //
-//   ASSIGN_OR_RETURN(DiagnosisGuidance g, LoadDiagnosisGuidance("root_cause_report.yaml"));
+//   ReportedRun run = ...;  // the CLI fills it from the report (report/diagnose/diagnosis_reader.h)
+//   ASSIGN_OR_RETURN(DiagnosisGuidance g, GuidanceFor(run, "root_cause_report.yaml"));
 //   for (const Parameter& p : g.space.params) use(p.name, g.why[p.name]);
 //
-// Reads the diagnose report (YAML or JSON; schema in the README's "diagnose" section): each
-// finding's `category` and `confidence`. Findings below kMinGuidanceConfidence are ignored (a weak
-// finding should not steer a study); a knob suggested by several findings appears once, its `why`
-// naming the most confident one. Each knob's default is today's behaviour, so the first trial is
-// the baseline: num_threads defaults to the intra-op pool the traced run used (the finding's
-// torch_intra_op_threads), among powers of two up to its cpu_cores. Memory findings of a CPU
-// report (`device: cpu`) suggest no knob: glibc's settings are recommend-runtime's, and
-// PYTORCH_CUDA_ALLOC_CONF does nothing there. Launch-overhead findings of a report whose
-// `torch_version` predates 2.0 suggest no compile_mode (torch.compile does not exist there); `notes`
-// says so. kNotFound when the file cannot be opened; kInvalidInput for a malformed report;
-// kUnavailable when no finding maps to a tunable knob (then give --space).
+// The report itself is read by the one diagnosis reader; this module sees only what it needs:
+// each finding's category, confidence, title and evidence metrics, and the run's device and
+// PyTorch version. Findings below kMinGuidanceConfidence are ignored (a weak finding should not
+// steer a study); a knob suggested by several findings appears once, its `why` naming the most
+// confident one. Each knob's default is today's behaviour, so the first trial is the baseline:
+// num_threads defaults to the intra-op pool the traced run used (the finding's
+// torch_intra_op_threads), among powers of two up to its cpu_cores. Memory findings of a CPU run
+// suggest no knob: glibc's settings are recommend-runtime's, and PYTORCH_CUDA_ALLOC_CONF does
+// nothing there. Launch-overhead findings of a run whose PyTorch predates 2.0 suggest no
+// compile_mode (torch.compile does not exist there); `notes` says so. kUnavailable when no finding
+// maps to a tunable knob (then give --space).
 #pragma once
 
 #include <map>
 #include <optional>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "tune/search_space.h"
@@ -64,10 +65,22 @@ std::vector<GuidedStart> GuidedStartsFor(const SearchSpace& space,
                                          const std::map<std::string, std::map<std::string, Value>>& fixes,
                                          const DiagnosisGuidance& guidance);
 
-// `require_knobs`: kUnavailable when no finding maps to a generic knob (pass false when the user
-// gives their own space, whose `fixes:` may still name the findings' categories).
-StatusOr<DiagnosisGuidance> LoadDiagnosisGuidance(const std::string& report_path, bool require_knobs = true);
-StatusOr<DiagnosisGuidance> ParseDiagnosisGuidance(const std::string& text, const std::string& source,
-                                                   bool require_knobs = true);
+// What the guidance reads of a diagnosis report.
+struct ReportedFinding {
+  std::string category;                   // the stable id: layout_conversion, ...
+  double confidence = 0;
+  std::string title;                      // empty: the category stands for it
+  std::map<std::string, double> metrics;  // the evidence's metrics by name
+};
+struct ReportedRun {
+  std::string device;         // the traced run's: cpu, gpu, npu
+  std::string torch_version;  // the traced run's PyTorch; empty when unknown
+  std::vector<ReportedFinding> findings;  // report order (ranked)
+};
+
+// `source` names the report in messages. `require_knobs`: kUnavailable when no finding maps to a
+// generic knob (pass false when the user gives their own space, whose `fixes:` may still name the
+// findings' categories).
+StatusOr<DiagnosisGuidance> GuidanceFor(const ReportedRun& run, const std::string& source, bool require_knobs = true);
 
 }  // namespace cprof::tune

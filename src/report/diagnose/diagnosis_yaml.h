@@ -1,6 +1,6 @@
 // The diagnosis report as YAML (`diagnose --output root_cause_report.yaml`): the same tree as the
 // JSON form (diagnosis_json.h documents the fields), emitted with yaml-cpp. Readers: LoadDiagnosis
-// (diagnosis_reader.h), the performance map's LoadFindingsFile, the tuner's LoadDiagnosisGuidance.
+// (diagnosis_reader.h; `tune --from_diagnosis` too) and the performance map's LoadFindingsFile.
 //
 //   std::string text = DiagnosisToYaml(diagnosis, cli::kSchemaVersion);
 #pragma once
