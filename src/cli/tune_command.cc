@@ -490,10 +490,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     std::string command_text = o.replay.empty() ? fmt::format("{}", fmt::join(o.command, " ")) : "replay " + o.replay;
     OutputOptions out;
     out.output = o.report;
-    TuningReportData data = TuningReportFrom(r, command_text, guided_text);
-    data.notes = TimeLimitNotes(summary);
-    if (std::string keep = KeepDefaultNote(outcome); !keep.empty()) data.notes.push_back(keep);
-    RETURN_IF_ERROR(WriteOutput(out, TuningReportHtml(data), ctx));
+    RETURN_IF_ERROR(WriteOutput(out, TuningReportHtml(TuningReportFrom(summary, command_text, guided_text)), ctx));
     if (!o.quiet) ctx.err << "tuning report written to " << o.report << "\n";
   }
   if (r.best && (guidance || !o.runtime_adjustment.empty())) {

@@ -7,8 +7,9 @@
 
 namespace cprof::cli {
 
-TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& command,
+TuningReportData TuningReportFrom(const TuneSummaryInput& in, const std::string& command,
                                   const std::string& guided_start) {
+  const tune::TuneResult& r = in.r;
   const std::vector<tune::ObjectiveSpec>& objectives = r.objectives;
   const std::string objective = objectives.empty() ? "" : objectives[0].name;
   TuningReportData d;
@@ -54,6 +55,12 @@ TuningReportData TuningReportFrom(const tune::TuneResult& r, const std::string& 
       d.pareto.push_back(std::move(p));
     }
   }
+  const TuneOutcome outcome = TuneOutcomeOf(in);
+  d.best_value = outcome.best_value;
+  d.default_value = outcome.default_value;
+  if (outcome.improvement) d.improvement_pct = 100 * *outcome.improvement;
+  d.notes = TimeLimitNotes(in);
+  if (std::string keep = KeepDefaultNote(outcome); !keep.empty()) d.notes.push_back(std::move(keep));
   for (const tune::ParameterImportance& p : tune::ParameterImportances(r.trials, objective))
     d.importances.push_back({p.name, p.share, p.eta_squared, p.levels});
   return d;

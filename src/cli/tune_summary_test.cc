@@ -129,5 +129,45 @@ TEST(TuneOutcomeTest, OnlyTheFinalRunsKeepTheDefault) {
   EXPECT_FALSE(TuneOutcomeOf({r, options, file->space, "memory"}).keep_default);
 }
 
+// The improvement is positive when the best is better, whichever the direction, and there is none
+// between a search value and a fresh mean: the page and the terminal both take it from here (the
+// page computed its own and read "+49.2% better" against a default whose fresh runs had failed).
+TEST(TuneOutcomeTest, ImprovementOnlyBetweenValuesOfOneKind) {
+  auto file = tune::ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 2, default: 0}\n", "s.yaml");
+  ASSERT_TRUE(file.ok());
+  tune::TuneResult r;
+  r.objectives = {{"ms", false}};
+  for (double v : {120.0, 60.0}) {
+    TrialSummary t;
+    t.number = static_cast<int64_t>(r.trials.size());
+    t.state = TrialState::kComplete;
+    t.metrics["ms"] = v;
+    t.params = {{"x", std::to_string(t.number)}};
+    r.trials.push_back(t);
+  }
+  r.default_trial = 0;
+  r.best = 1;
+  tune::TuneOptions options;
+  TuneOutcome o = TuneOutcomeOf({r, options, file->space, "memory"});
+  ASSERT_TRUE(o.improvement);
+  EXPECT_DOUBLE_EQ(*o.improvement, 0.5);
+  r.objectives = {{"ms", true}};  // larger is better: 60 against 120 is worse
+  EXPECT_DOUBLE_EQ(*TuneOutcomeOf({r, options, file->space, "memory"}).improvement, -0.5);
+  r.objectives = {{"ms", false}};
+  tune::Remeasured best;
+  best.number = 1;
+  best.n = 3;
+  best.mean = 61;
+  best.ci_low = 58;
+  best.ci_high = 64;
+  best.role = "best";
+  r.remeasured = {best};  // the default's fresh runs all failed: only the best has a mean
+  r.remeasured_best = 0;
+  o = TuneOutcomeOf({r, options, file->space, "memory"});
+  EXPECT_EQ(o.best_value, 61);
+  EXPECT_EQ(o.default_value, 120);
+  EXPECT_FALSE(o.improvement);
+}
+
 }  // namespace
 }  // namespace cprof::cli

@@ -147,32 +147,18 @@ std::string TuningReportHtml(const TuningReportData& d) {
     b += "<p>No trial completed: no configuration to recommend.</p>\n";
   } else {
     // A re-measured configuration is reported by its mean (the recommendation is the best mean).
-    auto value = [&](size_t i) -> std::pair<std::optional<double>, std::string> {
-      if (const auto k = d.trials[i].remeasured) {
-        const TuningReportRemeasured& r = d.remeasured[*k];
-        return {r.mean, fmt::format(" (re-measured mean, n={})", r.n)};
-      }
-      if (d.trials[i].fresh_runs_failed)
-        return {d.trials[i].value, " (the search's value: every run to re-measure it failed)"};
-      return {d.trials[i].value, ""};
+    auto note = [&](size_t i) -> std::string {
+      if (const auto k = d.trials[i].remeasured) return fmt::format(" (re-measured mean, n={})", d.remeasured[*k].n);
+      if (d.trials[i].fresh_runs_failed) return " (the search's value: every run to re-measure it failed)";
+      return "";
     };
     const TuningReportTrial& best = d.trials[*d.best];
-    const auto [best_value, best_note] = value(*d.best);
     b += fmt::format("<p>Best: trial {} — <code>{}</code> — {} = <b>{}</b>{}", best.number,
-                     Html(ParamsText(best.params)), Html(d.objective), best_value ? Html(Num(*best_value)) : "?",
-                     Html(best_note));
-    if (d.default_trial) {
-      const auto [def, def_note] = value(*d.default_trial);
-      // Only values of one kind: a search value (biased toward the best) against a fresh mean is no
-      // improvement.
-      const bool same_kind = d.trials[*d.best].remeasured.has_value() == d.trials[*d.default_trial].remeasured.has_value();
-      if (def && best_value && *def != 0 && same_kind) {
-        // As the terminal says it: positive = better than the default, whichever the direction.
-        const double better = (d.maximize ? *best_value - *def : *def - *best_value) / std::fabs(*def) * 100;
-        b += fmt::format("; the default gave {}{} ({})", Html(Num(*def)), Html(def_note), ImprovementText(better));
-      } else if (def) {
-        b += fmt::format("; the default gave {}{}", Html(Num(*def)), Html(def_note));
-      }
+                     Html(ParamsText(best.params)), Html(d.objective), d.best_value ? Html(Num(*d.best_value)) : "?",
+                     Html(note(*d.best)));
+    if (d.default_trial && d.default_value) {
+      b += fmt::format("; the default gave {}{}", Html(Num(*d.default_value)), Html(note(*d.default_trial)));
+      if (d.improvement_pct) b += fmt::format(" ({})", ImprovementText(*d.improvement_pct));
     }
     b += "</p>\n";
   }

@@ -57,6 +57,10 @@ struct TuningReportData {
   std::vector<TuningReportTrial> trials;   // in evaluation order
   std::optional<size_t> best;              // index into trials
   std::optional<size_t> default_trial;     // index into trials
+  // The best's and the default's values as the terminal's summary reports them (re-measured means
+  // where there are some), and the change from the default to the best in percent, positive =
+  // better; unset when the two values are not of one kind (a search value against a fresh mean).
+  std::optional<double> best_value, default_value, improvement_pct;
   std::vector<TuningReportRemeasured> remeasured;
   // The fresh runs that chose the recommendation among the search's best and the default (they
   // are not the reported ones above: they chose the winner, so they are biased toward it).

@@ -37,6 +37,9 @@ TuningReportData Study() {
   d.remeasured = {{3, d.trials[3].params, 3, 61, 58, 64}, {0, d.trials[0].params, 3, 120, 110, 130}};
   d.trials[3].remeasured = 0;
   d.trials[0].remeasured = 1;
+  d.best_value = 61;  // the re-measured means, as the summary reports them
+  d.default_value = 120;
+  d.improvement_pct = (120.0 - 61) / 120 * 100;
   return d;
 }
 
@@ -114,24 +117,25 @@ TEST(TuningReport, PageHasResultImportanceAndEscapesNames) {
 }
 
 // The page words the change as the terminal does: positive = better than the default (it said
-// "-49% with the best" where the terminal said "+49% better"), for either direction.
+// "-49% with the best" where the terminal said "+49% better").
 TEST(TuningReport, ImprovementReadsAsTheTerminalSaysIt) {
   TuningReportData d = Study();  // default 120, best re-measured at 61
   EXPECT_NE(TuningReportHtml(d).find("(+49.2% better with the best)"), std::string::npos);
   // Fresh runs can measure the pick below the default: that reads as worse, not "-3.0% better".
   EXPECT_EQ(ImprovementText(-3.04), "3.0% worse with the best");
   EXPECT_EQ(ImprovementText(12), "+12.0% better with the best");
-  d.maximize = true;  // 61 against 120 when larger is better
+  d.improvement_pct = -49.2;  // 61 against 120 when larger is better
   EXPECT_NE(TuningReportHtml(d).find("(49.2% worse with the best)"), std::string::npos);
 }
 
-// A configuration whose runs for the result all failed keeps its search value, said so, and no
-// improvement is computed against the other's fresh mean (it read "+49.2% better").
+// A configuration whose runs for the result all failed keeps its search value, said so; the
+// summary computes no improvement between it and the other's fresh mean (it read "+49.2% better").
 TEST(TuningReport, NoImprovementBetweenASearchValueAndAFreshMean) {
   TuningReportData d = Study();
   d.remeasured[1].n = 0;  // the default's fresh runs all failed: 120 is the search's
   d.trials[0].remeasured.reset();
   d.trials[0].fresh_runs_failed = true;
+  d.improvement_pct.reset();
   std::string html = TuningReportHtml(d);
   EXPECT_EQ(html.find("better with the best"), std::string::npos);
   EXPECT_NE(html.find("the default gave 120 (the search&#39;s value: every run to re-measure it failed)"),
