@@ -1,6 +1,7 @@
 // The trial's supervisor (command_supervisor.h).
 #include "tune/command_supervisor.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -61,6 +62,49 @@ void KillEscapedDescendants() {
   }
 }
 
+// Sends SIGKILL to every other process of this process group, found by a scan of /proc (raw
+// getdents64: no allocation); how many. A pid from another namespace's /proc either names a
+// process of this group here or is skipped: getpgid compares in this namespace.
+int KillGroupButSelf() {
+  const pid_t group = ::getpgrp(), self = ::getpid();
+  const int fd = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int killed = 0;
+  alignas(struct dirent64) char buf[16384];
+  for (ssize_t n; (n = ::getdents64(fd, buf, sizeof buf)) > 0;) {
+    for (ssize_t off = 0; off < n;) {
+      const auto* d = reinterpret_cast<const struct dirent64*>(buf + off);
+      off += d->d_reclen;
+      pid_t pid = 0;
+      const char* c = d->d_name;
+      for (; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + (*c - '0');
+      if (*c != '\0' || pid <= 0 || pid == self || ::getpgid(pid) != group) continue;
+      ::kill(pid, SIGKILL);
+      ++killed;
+    }
+  }
+  ::close(fd);
+  return killed;
+}
+
+// Kills the command (`cmd`, reaped into *wstatus), the rest of its group, and the descendants that
+// left the group, which reach this subreaper as their parents die; until none is left. The
+// supervisor itself lives on to do the last part: a kill of the whole group from outside ended it
+// first, and the escaped descendants of a command that ignored SIGTERM ran on.
+void KillCommandAndDescendants(pid_t cmd, int* wstatus) {
+  KillGroupButSelf();
+  while (::waitpid(cmd, wstatus, 0) < 0 && errno == EINTR) {
+  }
+  for (int round = 0; round < 64; ++round) {
+    const int killed = KillGroupButSelf();
+    KillEscapedDescendants();
+    pid_t any;
+    if (killed == 0 && ReadChildren(&any, 1) == 0) return;
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    ::nanosleep(&ts, nullptr);
+  }
+}
+
 }  // namespace
 
 [[noreturn]] void SuperviseCommand(pid_t tuner, const char* exe, char* const* argv, char* const* envp,
@@ -69,6 +113,7 @@ void KillEscapedDescendants() {
   ::sigemptyset(&waited);
   ::sigaddset(&waited, SIGCHLD);
   ::sigaddset(&waited, SIGUSR2);
+  ::sigaddset(&waited, kKillCommandSignal);
   ::sigprocmask(SIG_BLOCK, &waited, &old_mask);
   constexpr int kGroupSignals[] = {SIGTERM, SIGINT, SIGHUP};
   struct sigaction ignore = {}, old_actions[3] = {};
@@ -102,8 +147,7 @@ void KillEscapedDescendants() {
         struct timespec ts = {0, 50 * 1000 * 1000};
         ::nanosleep(&ts, nullptr);
       }
-      KillEscapedDescendants();
-      ::kill(-::getpgrp(), SIGKILL);  // this process too
+      KillCommandAndDescendants(cmd, &wstatus);
       ::_exit(137);
     }
     siginfo_t info;
@@ -111,6 +155,10 @@ void KillEscapedDescendants() {
     if (info.si_signo == SIGUSR2) {
       orphaned = true;
       continue;
+    }
+    if (info.si_signo == kKillCommandSignal) {
+      KillCommandAndDescendants(cmd, &wstatus);
+      break;
     }
     // The command, or an orphan of it that ended (a subreaper's child): reap them all.
     bool ended = false;

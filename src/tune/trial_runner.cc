@@ -29,6 +29,19 @@ extern char** environ;
 namespace cprof::tune {
 namespace {
 
+// Ends a trial whose command outlived SIGTERM's grace: its supervisor kills the command's group
+// and the processes that left it (command_supervisor.h); the whole group is killed from here only
+// if the supervisor has not ended a second later. Reaps the supervisor into *wstatus.
+void KillTrial(pid_t supervisor, int* wstatus) {
+  ::kill(supervisor, kKillCommandSignal);
+  for (int i = 0; i < 100; ++i) {
+    if (::waitpid(supervisor, wstatus, WNOHANG) != 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(-supervisor, SIGKILL);
+  ::waitpid(supervisor, wstatus, 0);
+}
+
 constexpr size_t kMaxOut = 1 << 20;
 constexpr size_t kMaxErr = 64 << 10;
 
@@ -283,15 +296,15 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
     // goes on is killed 2 s later, as on a timeout (tune waited for it however long it ran).
     if (!exited && TrialsInterrupted() != 0) {
       if (!interrupted_at) interrupted_at = now;
-      else if (now - *interrupted_at >= std::chrono::seconds(2)) ::kill(-pid, SIGKILL);
+      else if (now - *interrupted_at >= std::chrono::seconds(3)) ::kill(-pid, SIGKILL);  // the supervisor did not
+      else if (now - *interrupted_at >= std::chrono::seconds(2)) ::kill(pid, kKillCommandSignal);
     }
     if (!exited && now >= deadline) {
       (now >= timeout_at ? r.timed_out : r.past_deadline) = true;
       ::kill(-pid, SIGTERM);
       for (int i = 0; i < 40 && ::waitpid(pid, &wstatus, WNOHANG) == 0; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, &wstatus, 0);
+      KillTrial(pid, &wstatus);
       exited = true;
       break;
     }
