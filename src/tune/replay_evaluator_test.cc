@@ -1,4 +1,5 @@
-// The replay evaluator refuses a space that cannot meet its cache, before the study starts.
+// The replay evaluator: a cache's semantics (mean of `times`, absent = infeasible), and a space
+// that cannot meet its cache refused before the study starts.
 #include "tune/replay_evaluator.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,26 @@
 
 namespace cprof::tune {
 namespace {
+
+TEST(ReplayEvaluatorTest, CacheSemantics) {
+  const std::string cache = CPROF_FIXTURES_DIR "/tuning/convolution_RTX_3090.json.gz";
+  auto file = LoadSpaceFile(cache);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  auto eval = ReplayEvaluator::Open(cache, file->space, false);
+  ASSERT_TRUE(eval.ok()) << eval.status().message();
+  EXPECT_EQ((*eval)->valid_objectives().size(), 5220u);
+  EXPECT_EQ((*eval)->failed_count(), 1548u);
+  Rng rng(1);
+  std::map<std::string, std::string> p = {
+      {"block_size_x", "2"}, {"block_size_y", "32"}, {"filter_height", "15"}, {"filter_width", "15"},
+      {"read_only", "0"},    {"tile_size_x", "1"},   {"tile_size_y", "1"},    {"use_padding", "0"}};
+  EvalResult ok = (*eval)->Evaluate(p, rng);
+  ASSERT_EQ(ok.state, TrialState::kComplete);
+  EXPECT_NEAR(ok.metrics.at("time"), 7.0016, 1e-4);  // the mean of its 32 `times`
+  p["block_size_x"] = "1";
+  p["block_size_y"] = "1";
+  EXPECT_EQ((*eval)->Evaluate(p, rng).state, TrialState::kInfeasible);  // not in the cache
+}
 
 // A space with the cache's parameter names but values it never holds made every proposal absent:
 // the study walked past 100,000 of them and ended with one evaluation, exit 0.

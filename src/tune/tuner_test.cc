@@ -63,22 +63,6 @@ void ExpectNoDuplicates(const TuneResult& r) {
     EXPECT_TRUE(seen.insert(t.params).second) << "trial " << t.number << " repeats a configuration";
 }
 
-TEST(ReplayEvaluatorTest, CacheSemantics) {
-  Replay r = OpenReplay("convolution_RTX_3090.json.gz");
-  EXPECT_EQ(r.eval->valid_objectives().size(), 5220u);
-  EXPECT_EQ(r.eval->failed_count(), 1548u);
-  Rng rng(1);
-  std::map<std::string, std::string> p = {
-      {"block_size_x", "2"}, {"block_size_y", "32"}, {"filter_height", "15"}, {"filter_width", "15"},
-      {"read_only", "0"},    {"tile_size_x", "1"},   {"tile_size_y", "1"},    {"use_padding", "0"}};
-  EvalResult ok = r.eval->Evaluate(p, rng);
-  ASSERT_EQ(ok.state, TrialState::kComplete);
-  EXPECT_NEAR(ok.metrics.at("time"), 7.0016, 1e-4);  // the mean of its 32 `times`
-  p["block_size_x"] = "1";
-  p["block_size_y"] = "1";
-  EXPECT_EQ(r.eval->Evaluate(p, rng).state, TrialState::kInfeasible);  // not in the cache
-}
-
 TEST(TunerTest, ReplayIsReproducibleWithASeedAndCountsTheBudget) {
   Replay r = OpenReplay("convolution_RTX_3090.json.gz");
   auto run = [&](uint64_t seed) {
