@@ -296,8 +296,11 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
     // goes on is killed 2 s later, as on a timeout (tune waited for it however long it ran).
     if (!exited && TrialsInterrupted() != 0) {
       if (!interrupted_at) interrupted_at = now;
-      else if (now - *interrupted_at >= std::chrono::seconds(3)) ::kill(-pid, SIGKILL);  // the supervisor did not
-      else if (now - *interrupted_at >= std::chrono::seconds(2)) ::kill(pid, kKillCommandSignal);
+      else if (now - *interrupted_at >= std::chrono::seconds(2)) {
+        KillTrial(pid, &wstatus);
+        exited = true;
+        exited_at = std::chrono::steady_clock::now();
+      }
     }
     if (!exited && now >= deadline) {
       (now >= timeout_at ? r.timed_out : r.past_deadline) = true;
