@@ -516,6 +516,25 @@ TEST(TuneCommandTest, ReMeasurementReportsProgress) {
   EXPECT_EQ(r.err.find("re-measured"), std::string::npos) << r.err;
 }
 
+// With 0.1 s trials and --time 3s the full re-measurement (the best 3 and the default, 3 runs
+// each, then 2 x 3) would take 2 s: the search keeps 0.75 s, and the JSON says how many of the
+// best the re-measurement had room for (the text's note: tune_summary_test.cc).
+TEST(TuneCommandTest, TimeLimitSaysHowManyTheReMeasurementHadRoomFor) {
+  fs::path dir = TempDir("time_share");
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 99, default: 0}\n";
+  ProcessResult r = Tune({"--space", "space.yaml", "--budget", "100", "--storage", "memory", "--time", "3s",
+                          "--remeasure", "3", "--json", "--", "/bin/sh", "-c",
+                          "sleep 0.1; echo \"{{\\\"ms\\\": $(( 100 - $1 ))}}\"", "sh", "{x}"},
+                         dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = LastJsonLine(r.out);
+  ASSERT_TRUE(j.contains("search_stopped_for_time")) << r.out;
+  EXPECT_LE(j["search_stopped_for_time"]["reserved_s"].get<double>(), 0.75 + 1e-9) << r.out;
+  EXPECT_GT(j["trials"].get<int>(), 8) << r.out;  // the full reserve left room for about 8
+  ASSERT_TRUE(j.contains("remeasure_top_within_time")) << r.out;
+  EXPECT_LT(j["remeasure_top_within_time"].get<int>(), 3) << r.out;
+}
+
 // The default study name follows the space, objective and command: an edited space starts a new
 // study in the same file. The run says so (it looked like a resume that had lost every trial).
 TEST(TuneCommandTest, AnEditedSpaceSaysItStartsANewStudy) {

@@ -12,6 +12,7 @@
 #include "base/time_units.h"
 #include "cli/cli_common.h"
 #include "report/tune/tuning_report.h"
+#include "tune/remeasure.h"
 
 namespace cprof::cli {
 namespace {
@@ -90,8 +91,13 @@ std::vector<std::string> TimeLimitNotes(const TuneSummaryInput& in) {
   const TuneResult& r = in.r;
   if (const auto& stop = r.search_stopped_for_time)
     notes.push_back(fmt::format("--time ended the search after {} of {} evaluations, at {:.1f} s: {:.1f} s were kept "
-                                "for the re-measurement (its most runs, at this run's pace)",
-                                r.evaluations, in.options.budget, stop->elapsed_s, stop->reserved_s));
+                                "for the re-measurement (its most runs at this run's pace, up to {:.0f}% of --time)",
+                                r.evaluations, in.options.budget, stop->elapsed_s, stop->reserved_s,
+                                100 * tune::kRemeasureShareOfTime));
+  if (r.remeasure_top_within_time)
+    notes.push_back(fmt::format("--time left room to re-measure the best {} configuration{} of the {} asked for",
+                                *r.remeasure_top_within_time, *r.remeasure_top_within_time == 1 ? "" : "s",
+                                in.options.remeasure_top));
   if (!r.stopped_at_time_limit.empty()) {
     const bool one = r.stopped_at_time_limit.size() == 1;
     notes.push_back(fmt::format(
@@ -199,6 +205,7 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   if (r.search_stopped_for_time)
     doc["search_stopped_for_time"] = {{"elapsed_s", r.search_stopped_for_time->elapsed_s},
                                       {"reserved_s", r.search_stopped_for_time->reserved_s}};
+  if (r.remeasure_top_within_time) doc["remeasure_top_within_time"] = *r.remeasure_top_within_time;
   doc["remeasure"] = RemeasureEndName(r.remeasure_end);
   for (const auto* list : {&r.remeasure_candidates, &r.remeasured}) {
     Json rem = Json::array();

@@ -129,6 +129,28 @@ TEST(TuneOutcomeTest, OnlyTheFinalRunsKeepTheDefault) {
   EXPECT_FALSE(TuneOutcomeOf({r, options, file->space, "memory"}).keep_default);
 }
 
+// --time's notes say when the search stopped, what it kept, and how many of the best the
+// re-measurement had room for.
+TEST(TuneSummaryTextTest, TimeLimitNotesSayWhatTheReMeasurementHadRoomFor) {
+  auto file = tune::ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 2, default: 0}\n", "s.yaml");
+  ASSERT_TRUE(file.ok());
+  tune::TuneResult r;
+  r.evaluations = 21;
+  r.search_stopped_for_time = tune::TimeLimitStop{.elapsed_s = 2.3, .reserved_s = 0.75};
+  tune::TuneOptions options;
+  options.budget = 100;
+  options.remeasure_top = 3;
+  std::vector<std::string> notes = TimeLimitNotes({r, options, file->space, "memory"});
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "--time ended the search after 21 of 100 evaluations, at 2.3 s: 0.8 s were kept for the re-measurement "
+            "(its most runs at this run's pace, up to 25% of --time)");
+  r.remeasure_top_within_time = 1;
+  notes = TimeLimitNotes({r, options, file->space, "memory"});
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[1], "--time left room to re-measure the best 1 configuration of the 3 asked for");
+}
+
 // The improvement is positive when the best is better, whichever the direction, and there is none
 // between a search value and a fresh mean: the page and the terminal both take it from here (the
 // page computed its own and read "+49.2% better" against a default whose fresh runs had failed).

@@ -117,6 +117,15 @@ std::chrono::nanoseconds RemeasureReserve(const TuneOptions& options, double sec
   return std::chrono::nanoseconds(static_cast<int64_t>(seconds_per_measurement * runs * 1e9));
 }
 
+int RemeasureTopWithin(const TuneOptions& options, double seconds_per_measurement, int64_t complete_trials,
+                       std::chrono::nanoseconds time) {
+  if (options.remeasure_top <= 0) return 0;
+  TuneOptions fewer = options;
+  for (fewer.remeasure_top = options.remeasure_top; fewer.remeasure_top > 1; --fewer.remeasure_top)
+    if (RemeasureReserve(fewer, seconds_per_measurement, complete_trials) <= time) break;
+  return fewer.remeasure_top;
+}
+
 void RemeasureBest(const TuneOptions& options, const ObjectiveSpec& objective, Evaluator& evaluator,
                    const ProgressFn& progress, TuneResult* result, std::chrono::steady_clock::time_point deadline) {
   std::vector<size_t> order;

@@ -33,6 +33,19 @@ int RemeasureRepeats(const TuneOptions& options);
 std::chrono::nanoseconds RemeasureReserve(const TuneOptions& options, double seconds_per_measurement,
                                           int64_t complete_trials);
 
+// The most of --time the search leaves the re-measurement. Its full reserve, with slow trials and
+// a short limit, would leave the search next to nothing (1 s trials, 3 repeats and a 20 s limit:
+// 18 s after the first trial); past this share the re-measurement chooses among fewer
+// configurations (RemeasureTopWithin).
+inline constexpr double kRemeasureShareOfTime = 0.25;
+
+// The most configurations (at most options.remeasure_top, at least 1) the re-measurement can
+// choose among in `time` at `seconds_per_measurement` with `complete_trials` to choose from: what
+// the study's end re-measures when --time has less left than its full reserve. 1 when even that
+// does not fit (the deadline then cuts it short); 0 without a re-measurement.
+int RemeasureTopWithin(const TuneOptions& options, double seconds_per_measurement, int64_t complete_trials,
+                       std::chrono::nanoseconds time);
+
 // Fills result->remeasure_candidates (stage 1: the top configurations by their search values,
 // then the default unless among them), result->remeasured (stage 2: the chosen one, then the
 // default unless it is the chosen one), result->remeasured_best (0), result->best and

@@ -146,8 +146,8 @@ TEST(RemeasureTest, TimeLimitSkipsOrCutsTheRemeasurement) {
 // Runs that fail are left out of a configuration's fresh values, and it says how many failed.
 // What --time keeps for the re-measurement grows with the configurations it will measure: after
 // one complete trial that one alone, twice (it chooses, then reports); later the top 3 and the
-// default to choose, then the chosen one and the default. It kept the most from the first trial
-// (18 runs at 3 repeats), so a 20 s run of 1 s trials stopped after 1 or 2 of them.
+// default to choose, then the chosen one and the default. Its most is 18 runs at 3 repeats (the
+// search keeps at most a quarter of --time for it: kRemeasureShareOfTime).
 TEST(RemeasureTest, ReserveCountsTheConfigurationsThereAre) {
   TuneOptions o;
   o.remeasure_top = 3;
@@ -163,6 +163,29 @@ TEST(RemeasureTest, ReserveCountsTheConfigurationsThereAre) {
   EXPECT_EQ(runs(100), 30);
   o.remeasure_top = 0;
   EXPECT_EQ(runs(100), 0);
+}
+
+// When --time has less left than the full reserve, the re-measurement chooses among as many of
+// the best as fit (18, 15 and 12 runs of 1 s for 3, 2 and 1 of them and the default), and 1 when
+// none fits: the deadline cuts it then.
+TEST(RemeasureTest, TopWithinTimeChoosesAmongWhatFits) {
+  TuneOptions o;
+  o.remeasure_top = 3;
+  o.remeasure_repeats = 3;
+  auto top = [&](int64_t complete, int seconds) {
+    return RemeasureTopWithin(o, 1.0, complete, std::chrono::seconds(seconds));
+  };
+  EXPECT_EQ(top(100, 60), 3);
+  EXPECT_EQ(top(100, 18), 3);
+  EXPECT_EQ(top(100, 17), 2);
+  EXPECT_EQ(top(100, 15), 2);
+  EXPECT_EQ(top(100, 14), 1);
+  EXPECT_EQ(top(100, 3), 1);
+  // 2 complete trials: all 3 asked for fit in 12 runs (the 2 there, each chosen and reported).
+  EXPECT_EQ(top(2, 12), 3);
+  EXPECT_EQ(top(2, 11), 1);
+  o.remeasure_top = 0;
+  EXPECT_EQ(top(100, 60), 0);
 }
 
 TEST(RemeasureTest, FailedRunsAreCountedOut) {

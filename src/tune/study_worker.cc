@@ -44,14 +44,17 @@ void Fail(Study& st, const Status& error) {
 bool TimeLeftForAnotherTrial(Study& st) {
   if (st.opt.time_limit_ns <= 0) return true;
   // --time covers the whole run: the search leaves the re-measurement at the end its expected
-  // time, at this run's mean measurement. O(1): asked before every proposal (a replay makes ~100
+  // time at this run's mean measurement, up to kRemeasureShareOfTime of the limit (beyond it the
+  // re-measurement chooses among fewer). O(1): asked before every proposal (a replay makes ~100
   // free infeasible proposals per evaluation).
   // The count of complete trials is the last snapshot's: the re-measurement's candidates.
   std::lock_guard<std::mutex> lock(st.mu);
   std::chrono::nanoseconds reserve(0);
   if (st.measurements > 0)
-    reserve = RemeasureReserve(st.opt, st.measured_seconds / static_cast<double>(st.measurements),
-                               static_cast<int64_t>(st.history.complete()));
+    reserve = std::min(RemeasureReserve(st.opt, st.measured_seconds / static_cast<double>(st.measurements),
+                                        static_cast<int64_t>(st.history.complete())),
+                       std::chrono::nanoseconds(static_cast<int64_t>(
+                           kRemeasureShareOfTime * static_cast<double>(st.opt.time_limit_ns))));
   const auto elapsed = std::chrono::steady_clock::now() - st.start;
   if (elapsed + reserve < std::chrono::nanoseconds(st.opt.time_limit_ns)) return true;
   if (!st.search_stopped_for_time) {  // the first worker to see it says when and why

@@ -81,8 +81,20 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
   if (result.evaluations < options.budget) result.search_stopped_for_time = st.search_stopped_for_time;
   std::sort(result.stopped_at_time_limit.begin(), result.stopped_at_time_limit.end());
 
-  if (options.remeasure_top > 0 && !st.objectives.empty() && !TrialsInterrupted())
-    RemeasureBest(options, st.objectives[0], evaluator, progress, &result, st.deadline);
+  if (options.remeasure_top > 0 && !st.objectives.empty() && !TrialsInterrupted()) {
+    TuneOptions remeasure = options;
+    if (options.time_limit_ns > 0 && st.measurements > 0) {
+      const auto left = st.deadline - std::chrono::steady_clock::now();
+      const int64_t complete = std::count_if(result.trials.begin(), result.trials.end(),
+                                             [](const TrialSummary& t) { return t.state == TrialState::kComplete; });
+      remeasure.remeasure_top = RemeasureTopWithin(
+          options, st.measured_seconds / static_cast<double>(st.measurements), complete,
+          std::chrono::duration_cast<std::chrono::nanoseconds>(left));
+      if (left.count() > 0 && remeasure.remeasure_top < std::min<int64_t>(options.remeasure_top, complete))
+        result.remeasure_top_within_time = remeasure.remeasure_top;
+    }
+    RemeasureBest(remeasure, st.objectives[0], evaluator, progress, &result, st.deadline);
+  }
   return result;
 }
 

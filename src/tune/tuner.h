@@ -123,6 +123,9 @@ struct TuneResult {
   // for the re-measurement (RemeasureReserve at this run's pace), so the summary can say why the
   // study has fewer trials than its budget.
   std::optional<TimeLimitStop> search_stopped_for_time;
+  // Set when --time left the re-measurement room to choose among fewer than remeasure_top
+  // configurations (RemeasureTopWithin): how many it chose among.
+  std::optional<int> remeasure_top_within_time;
   int64_t evaluations = 0;   // complete + failed in the study
   int64_t resumed = 0;       // trials already finished in the study when this run started
   int64_t run_here = 0;      // trials this run evaluated

@@ -463,6 +463,35 @@ TEST(TunerTest, TimeLimitLeavesTheRemeasurementItsTime) {
   EXPECT_GT(r->search_stopped_for_time->elapsed_s + r->search_stopped_for_time->reserved_s, 1.2);
 }
 
+// With slow trials and a short --time, the full re-measurement (the best 8 and the default to
+// choose, 3 runs each, then 2 x 3 runs: 33 x 30 ms = 1 s of a 2.4 s limit) would leave the search
+// little. The search keeps a quarter (0.6 s), and the re-measurement chooses among the best it
+// has room for.
+TEST(TunerTest, TimeLimitKeepsTheSearchMostOfTheTime) {
+  auto file = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 399, default: 0}\n", "wide.yaml");
+  ASSERT_TRUE(file.ok());
+  SlowEvenEvaluator eval;
+  auto store = OpenStudyStorage("memory");
+  ASSERT_TRUE(store.ok());
+  TuneOptions o = Options("time_share", 1000);
+  o.sampler = "random";
+  o.time_limit_ns = 2'400'000'000LL;
+  o.remeasure_top = 8;
+  o.remeasure_repeats = 3;
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = RunStudy(file->space, eval, **store, o, nullptr);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->search_stopped_for_time.has_value());
+  EXPECT_LE(r->search_stopped_for_time->reserved_s, 0.6 + 1e-9);  // it kept 1 s
+  EXPECT_GT(r->search_stopped_for_time->elapsed_s, 1.6);           // it searched for 1.4 s
+  ASSERT_TRUE(r->remeasure_top_within_time.has_value());
+  EXPECT_GE(*r->remeasure_top_within_time, 1);
+  EXPECT_LT(*r->remeasure_top_within_time, 8);
+  EXPECT_LE(r->remeasure_candidates.size(), static_cast<size_t>(*r->remeasure_top_within_time) + 1);
+  EXPECT_LT(seconds, 2.4 + 0.35) << "the re-measurement ran past --time";
+}
+
 TEST(TunerTest, RacingStopsClearlyWorseConfigurationsAndRemeasuresTheBest) {
   SearchSpace space = LineSpace();
   NoisyEvaluator eval;
