@@ -6,8 +6,9 @@
 Checks: the plan names a diagnosed category; a knob of the space has `fixes:` for a diagnosed
 category, the study evaluated the guided starts right after the default and one of them beat the
 default (the diagnosis pointed the right way; which finding comes first, and whether its fix alone
-pays, depends on the machine: channels_last at 1 thread on the unet runs its 1x1 convolutions
-through im2col in either layout, 2% faster on one VM, 20% on another); the tuned configuration beats the default; validate calls
+pays, depends on the machine: on one thread the unet runs its 1x1 convolutions through im2col in
+either layout, so one layout end to end pays 0-25%, and channels_last alone was 3% slower than
+mixed on one VM, 20% faster on another); the tuned configuration beats the default; validate calls
 the step time improved (significant) and nothing regressed; runtime_adjustment.yaml was written.
 With --top_fix, also: the validated configuration applies the top finding's fix (its category's
 value in the space's fixes:). Without it that is only reported: several knobs can fix one cause
