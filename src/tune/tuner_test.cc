@@ -326,6 +326,40 @@ class SlowEvenEvaluator : public Evaluator {
   }
 };
 
+// x in 0..high, default 0: with SlowEvenEvaluator, (high + 1) / 2 evaluations of 30 ms.
+SearchSpace SlowEvenSpace(int high) {
+  auto file = ParseSpaceYaml(
+      "parameters:\n  - {name: x, type: int, low: 0, high: " + std::to_string(high) + ", default: 0}\n", "wide.yaml");
+  EXPECT_TRUE(file.ok());
+  return file.ok() ? file->space : SearchSpace();
+}
+
+// A random search of up to 1,000 evaluations under --time.
+TuneOptions TimedOptions(const std::string& study, std::chrono::milliseconds limit) {
+  TuneOptions o = Options(study, 1000);
+  o.sampler = "random";
+  o.time_limit_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(limit).count();
+  return o;
+}
+
+// A random search of SlowEvenSpace(high) under --time `limit` that re-measures the best `top`
+// with `repeats` runs each: its result, and the seconds the whole run took.
+struct TimedRun {
+  StatusOr<TuneResult> result;
+  double seconds;
+};
+TimedRun RunTimed(int high, std::chrono::milliseconds limit, int top, int repeats) {
+  const SearchSpace space = SlowEvenSpace(high);
+  SlowEvenEvaluator eval;
+  auto store = MakeMemoryStorage();
+  TuneOptions o = TimedOptions("timed", limit);
+  o.remeasure_top = top;
+  o.remeasure_repeats = repeats;
+  auto t0 = std::chrono::steady_clock::now();
+  StatusOr<TuneResult> r = RunStudy(space, eval, *store, o, nullptr);
+  return {std::move(r), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+}
+
 // Only every `period`-th proposal exists (as where few of a replay's combinations do); the rest are
 // infeasible at once.
 class EveryNthExistsEvaluator : public Evaluator {
@@ -417,18 +451,14 @@ TEST(TunerTest, ProgressEtaIsTimePerEvaluation) {
 // The ETA never reaches past --time: 1,000 evaluations of 30 ms would take 30 s, the limit is 0.5 s
 // (it said "eta 13 min 30 s" under --time 5s).
 TEST(TunerTest, ProgressEtaEndsAtTheTimeLimit) {
-  auto file = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 1999, default: 0}\n", "wide.yaml");
-  ASSERT_TRUE(file.ok());
+  const SearchSpace space = SlowEvenSpace(1999);
   SlowEvenEvaluator eval;
-  auto store = OpenStudyStorage("memory");
-  ASSERT_TRUE(store.ok());
-  TuneOptions o = Options("eta_time", 1000);
-  o.sampler = "random";
-  o.time_limit_ns = 500 * 1000 * 1000;
+  auto store = MakeMemoryStorage();
   std::vector<double> etas;
-  auto r = RunStudy(file->space, eval, **store, o, [&](const Progress& p) {
-    if (p.eta_s >= 0) etas.push_back(p.eta_s);
-  });
+  auto r = RunStudy(space, eval, *store, TimedOptions("eta_time", std::chrono::milliseconds(500)),
+                    [&](const Progress& p) {
+                      if (p.eta_s >= 0) etas.push_back(p.eta_s);
+                    });
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_FALSE(etas.empty());
   for (double eta : etas) EXPECT_LE(eta, 0.5);
@@ -439,20 +469,7 @@ TEST(TunerTest, ProgressEtaEndsAtTheTimeLimit) {
 // search stops early enough that the run, re-measurement included, ends within the limit; it used
 // to search for 1.2 s and re-measure after that (1.7 s).
 TEST(TunerTest, TimeLimitLeavesTheRemeasurementItsTime) {
-  auto file = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 199, default: 0}\n", "wide.yaml");
-  ASSERT_TRUE(file.ok());
-  const SearchSpace& space = file->space;  // 100 even values: 3 s of search
-  SlowEvenEvaluator eval;
-  auto store = OpenStudyStorage("memory");
-  ASSERT_TRUE(store.ok());
-  TuneOptions o = Options("time", 1000);
-  o.sampler = "random";
-  o.time_limit_ns = 1200 * 1000 * 1000;
-  o.remeasure_top = 1;
-  o.remeasure_repeats = 4;
-  auto t0 = std::chrono::steady_clock::now();
-  auto r = RunStudy(space, eval, **store, o, nullptr);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto [r, seconds] = RunTimed(199, std::chrono::milliseconds(1200), 1, 4);  // 100 even values: 3 s of search
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_FALSE(r->remeasured.empty());
   EXPECT_LT(seconds, 1.2 + 0.35) << "the re-measurement ran past --time";  // it took 1.7 s
@@ -468,19 +485,7 @@ TEST(TunerTest, TimeLimitLeavesTheRemeasurementItsTime) {
 // little. The search keeps a quarter (0.6 s), and the re-measurement chooses among the best it
 // has room for.
 TEST(TunerTest, TimeLimitKeepsTheSearchMostOfTheTime) {
-  auto file = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 399, default: 0}\n", "wide.yaml");
-  ASSERT_TRUE(file.ok());
-  SlowEvenEvaluator eval;
-  auto store = OpenStudyStorage("memory");
-  ASSERT_TRUE(store.ok());
-  TuneOptions o = Options("time_share", 1000);
-  o.sampler = "random";
-  o.time_limit_ns = 2'400'000'000LL;
-  o.remeasure_top = 8;
-  o.remeasure_repeats = 3;
-  auto t0 = std::chrono::steady_clock::now();
-  auto r = RunStudy(file->space, eval, **store, o, nullptr);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto [r, seconds] = RunTimed(399, std::chrono::milliseconds(2400), 8, 3);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(r->search_stopped_for_time.has_value());
   EXPECT_LE(r->search_stopped_for_time->reserved_s, 0.6 + 1e-9);  // it kept 1 s
