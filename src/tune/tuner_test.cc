@@ -1,6 +1,6 @@
 // The study loop over replay and synthetic evaluators: budgets, reproducibility, resume, dead
 // workers, concurrent workers on one SQLite study, racing, re-measurement, Pareto fronts.
-// (The stores themselves: study_storage_test.cc.)
+// (The stores themselves: study_storage_test.cc; the ETA and --time: tuner_time_test.cc.)
 #include "tune/tuner.h"
 
 #include <gtest/gtest.h>
