@@ -87,11 +87,13 @@ void SortByStart(std::vector<Step>* steps) {
 
 // torch.profiler's loop (`for ...: work(); prof.step()`) opens one more ProfilerStep at its last
 // prof.step(), which the profiler's exit closes at once: 9 steps for 8 iterations, the last of
-// 0.05 ms against 150 (min(step) read it, the mean was 8/9 of the real one). It holds the
-// record_function's own aten::empty (PyTorch 1.x), so it is told by its length: a last step
-// shorter than kTailShare of the others' median is left out.
+// 0.05 ms against 150 (min(step) read it, the mean was 8/9 of the real one). It holds at most the
+// record_function's own aten::empty (PyTorch 1.x), so it is told by its length and its emptiness:
+// a last step shorter than kTailShare of the others' median, with at most kTailSlices slices
+// inside it on its track, is left out. A short last step that ran operators is a step.
 constexpr double kTailShare = 0.05;
-void DropShortTailStep(std::vector<Step>* steps) {
+constexpr int kTailSlices = 1;
+void DropShortTailStep(const Trace& t, std::vector<Step>* steps) {
   if (steps->size() < 3) return;
   auto last = std::max_element(steps->begin(), steps->end(),
                                [](const Step& a, const Step& b) { return a.start_ns < b.start_ns; });
@@ -99,8 +101,14 @@ void DropShortTailStep(std::vector<Step>* steps) {
   for (auto it = steps->begin(); it != steps->end(); ++it)
     if (it != last) others.push_back(it->dur_ns);
   std::nth_element(others.begin(), others.begin() + others.size() / 2, others.end());
-  if (static_cast<double>(last->dur_ns) < kTailShare * static_cast<double>(others[others.size() / 2]))
-    steps->erase(last);
+  if (static_cast<double>(last->dur_ns) >= kTailShare * static_cast<double>(others[others.size() / 2])) return;
+  // Slices are sorted by (track, start, longer first): those inside the step follow its row.
+  const uint32_t row = last->slice_row;
+  const uint32_t track_end = t.track_slices(t.slices.track_id[row]).second;
+  int inside = 0;
+  for (uint32_t r = row + 1; r < track_end && t.slices.ts_ns[r] < t.slice_end(row) && inside <= kTailSlices; ++r)
+    ++inside;
+  if (inside <= kTailSlices) steps->erase(last);
 }
 
 // Rule 1.
@@ -137,7 +145,7 @@ std::vector<Step> FromProfilerSteps(const Trace& t) {
   for (uint32_t r : best_rows) {
     steps.push_back(MakeStep(t, r, *number(t.slices.name_id[r]), StepSource::kProfilerStep));
   }
-  DropShortTailStep(&steps);
+  DropShortTailStep(t, &steps);
   return steps;
 }
 

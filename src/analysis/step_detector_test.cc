@@ -44,9 +44,10 @@ TEST(StepDetectorTest, ProfilerStepsOnTheHostThread) {
 
 // torch.profiler's loop opens a last ProfilerStep at its last prof.step() that the profiler's exit
 // closes at once (holding only the record_function's aten::empty): 9 steps for 8 iterations,
-// min(step) 0.05 ms. It is left out; a last step of real length stays.
+// min(step) 0.05 ms. It is left out; a last step of real length stays, and so does a short one
+// that ran operators.
 TEST(StepDetectorTest, TheStepTorchProfilerOpensLastIsLeftOut) {
-  auto detect = [](int64_t tail_dur) {
+  auto detect = [](int64_t tail_dur, int tail_ops = 0) {
     Trace trace;
     TraceBuilder b(&trace);
     TrackId cpu = b.ThreadTrack(1, 1);
@@ -56,13 +57,16 @@ TEST(StepDetectorTest, TheStepTorchProfilerOpensLastIsLeftOut) {
     }
     Add(b, cpu, 4000, tail_dur, "ProfilerStep#4", "user_annotation");
     Add(b, cpu, 4000, 1, "aten::empty", "cpu_op");
+    for (int k = 0; k < tail_ops; ++k) Add(b, cpu, 4002 + 2 * k, 1, "aten::add", "cpu_op");
     EXPECT_TRUE(b.Finalize().ok());
     return DetectSteps(trace);
   };
   std::vector<Step> steps = detect(30);
   ASSERT_EQ(steps.size(), 4u);
   EXPECT_EQ(steps.back().id, 3);
-  EXPECT_EQ(detect(300).size(), 5u);  // a short last batch is a step
+  EXPECT_EQ(detect(300).size(), 5u);     // a short last batch is a step
+  EXPECT_EQ(detect(30, 3).size(), 5u);   // a very short one that ran operators too
+  EXPECT_EQ(detect(30, 0).size(), 4u);
 }
 
 TEST(StepDetectorTest, StepLikeAnnotations) {
