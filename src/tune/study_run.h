@@ -79,6 +79,11 @@ struct Study {
   // mean duration of one measurement, from which --time keeps the re-measurement its time.
   double measured_seconds = 0;
   int64_t measurements = 0;
+  // Under mu: the mean duration of one measurement; nullopt before the first.
+  std::optional<double> SecondsPerMeasurement() const {
+    if (measurements <= 0) return std::nullopt;
+    return measured_seconds / static_cast<double>(measurements);
+  }
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   // --time: nothing is measured after it (Evaluator::SetDeadline); max() without a limit.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();

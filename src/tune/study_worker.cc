@@ -50,9 +50,8 @@ bool TimeLeftForAnotherTrial(Study& st) {
   // The count of complete trials is the last snapshot's: the re-measurement's candidates.
   std::lock_guard<std::mutex> lock(st.mu);
   std::chrono::nanoseconds reserve(0);
-  if (st.measurements > 0)
-    reserve = std::min(RemeasureReserve(st.opt, st.measured_seconds / static_cast<double>(st.measurements),
-                                        static_cast<int64_t>(st.history.complete())),
+  if (const std::optional<double> pace = st.SecondsPerMeasurement())
+    reserve = std::min(RemeasureReserve(st.opt, *pace, static_cast<int64_t>(st.history.complete())),
                        std::chrono::nanoseconds(static_cast<int64_t>(
                            kRemeasureShareOfTime * static_cast<double>(st.opt.time_limit_ns))));
   const auto elapsed = std::chrono::steady_clock::now() - st.start;

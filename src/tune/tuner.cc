@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -83,13 +84,13 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
 
   if (options.remeasure_top > 0 && !st.objectives.empty() && !TrialsInterrupted()) {
     TuneOptions remeasure = options;
-    if (options.time_limit_ns > 0 && st.measurements > 0) {
+    const std::optional<double> pace = st.SecondsPerMeasurement();  // the workers have ended
+    if (options.time_limit_ns > 0 && pace) {
       const auto left = st.deadline - std::chrono::steady_clock::now();
       const int64_t complete = std::count_if(result.trials.begin(), result.trials.end(),
                                              [](const TrialSummary& t) { return t.state == TrialState::kComplete; });
-      remeasure.remeasure_top = RemeasureTopWithin(
-          options, st.measured_seconds / static_cast<double>(st.measurements), complete,
-          std::chrono::duration_cast<std::chrono::nanoseconds>(left));
+      remeasure.remeasure_top = RemeasureTopWithin(options, *pace, complete,
+                                                   std::chrono::duration_cast<std::chrono::nanoseconds>(left));
       if (left.count() > 0 && remeasure.remeasure_top < std::min<int64_t>(options.remeasure_top, complete))
         result.remeasure_top_within_time = remeasure.remeasure_top;
     }
