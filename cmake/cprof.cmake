@@ -56,7 +56,7 @@ function(cprof_tests)
     if(files)
       set(exe ${M_NAME}_${label})
       add_executable(${exe} ${files})
-      target_link_libraries(${exe} PRIVATE ${M_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
+      target_link_libraries(${exe} PRIVATE ${M_DEPS} $<TARGET_NAME_IF_EXISTS:cprof_testing> GTest::gtest GTest::gtest_main GTest::gmock)
       target_compile_definitions(${exe} PRIVATE
         CPROF_FIXTURES_DIR="${CPROF_FIXTURES_DIR}"
         CPROF_SOURCE_DIR="${CMAKE_SOURCE_DIR}"

@@ -22,11 +22,8 @@ const std::string kNccl = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/nccl_pa
 
 using namespace cli_test;
 
-fs::path TempDir() { return cli_test::TempDir("cprof_case_"); }
-
-
 TEST(CaseCardCommandTest, CardIsSavedMeasuredAndCitedByDiagnose) {
-  const fs::path dir = TempDir();
+  const fs::path dir = TestDir("case");
   const std::string report = (dir / "report.yaml").string();
   ASSERT_EQ(RunArgs({"diagnose", "--trace", kNccl, "--output", report}).code, 0);
   const std::string library = (dir / "cases").string();
@@ -59,7 +56,7 @@ TEST(CaseCardCommandTest, CardIsSavedMeasuredAndCitedByDiagnose) {
 }
 
 TEST(CaseCardCommandTest, BadInputIsExitTwoNamingTheFile) {
-  const fs::path dir = TempDir();
+  const fs::path dir = TestDir("case");
   Result missing = RunArgs({"case-card", "--diagnosis", (dir / "none.yaml").string(), "--library", dir.string()});
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("none.yaml"), std::string::npos) << missing.err;

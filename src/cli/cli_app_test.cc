@@ -152,7 +152,7 @@ TEST(CliAppTest, ExtraWordsAreNamedWithoutTheDashes) {
 // "[]" as nothing and "[a b]" as "a b", and after `--env A=B` took the target's `--layers` for an
 // option, for tune and trace alike.
 TEST(CliAppTest, TheCommandAfterTheDashesIsPassedVerbatim) {
-  const fs::path dir = TempDir("cli_verbatim");
+  const fs::path dir = TestDir("cli_verbatim");
   std::ofstream(dir / "space.yaml") << "parameters: [{name: x, type: int, low: 1, high: 4, default: 3}]\n";
   std::ofstream(dir / "args.sh") << "printf '%s\\n' \"$@\" > \"$ARGS_OUT\"\necho '{\"t\": 1}'\n";
   const std::vector<std::string> words = {"[{x},{x}]", "--layers", "[64,128]", "model.dims=[1,2]", "[a b]", "[]"};

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/cli_app.h"
+#include "testing/test_dir.h"
 
 namespace cprof::cli::cli_test {
 
@@ -31,16 +32,6 @@ inline Result RunArgs(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   int code = RunCli(args, out, err);
   return {code, out.str(), err.str()};
-}
-
-// <tmp>/<prefix><pid>_<test name>, emptied.
-inline std::filesystem::path TempDir(std::string_view prefix) {
-  std::filesystem::path d = std::filesystem::temp_directory_path() /
-                            (std::string(prefix) + std::to_string(::getpid()) + "_" +
-                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d;
 }
 
 inline std::string ReadFile(const std::filesystem::path& p) {

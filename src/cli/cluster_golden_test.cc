@@ -42,7 +42,7 @@ TEST(ClusterCommand, JsonOnTheFixtureRanks) {
 
 // An unreadable rank's id is unknown: the ranks the links name are not all "not given".
 TEST(ClusterCommand, RanksTheLinksNameMayBeAmongTheUnreadable) {
-  const fs::path dir = cli_test::TempDir("cprof_cluster_unreadable_");
+  const fs::path dir = TestDir("cluster_unreadable");
   fs::create_directories(dir / "rank2_ascend_pt" / "ASCEND_PROFILER_OUTPUT");
   std::ofstream(dir / "rank2_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json") << "garbage\n";
   Result r = RunArgs({"cluster", kText, (dir / "rank2_ascend_pt").string(), "--format", "md"});

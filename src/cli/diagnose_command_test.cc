@@ -26,8 +26,6 @@ const std::string kNccl = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/nccl_pa
 
 using namespace cli_test;
 
-fs::path TempDir() { return cli_test::TempDir("cprof_diagnose_"); }
-
 TEST(DiagnoseCommandTest, JsonToStdoutHasTheDocumentedFields) {
   Result r = RunArgs({"diagnose", "--trace", kNccl, "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -50,7 +48,7 @@ TEST(DiagnoseCommandTest, JsonToStdoutHasTheDocumentedFields) {
 }
 
 TEST(DiagnoseCommandTest, OutputFileGetsTheReportAndStdoutASummary) {
-  fs::path dir = TempDir();
+  fs::path dir = TestDir("diagnose");
   const std::string yaml = (dir / "root_cause_report.yaml").string();
   Result r = RunArgs({"diagnose", "--trace", kNccl, "--output", yaml});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -90,7 +88,7 @@ TEST(DiagnoseCommandTest, BothFlagSpellingsAndDirectedProblem) {
 }
 
 TEST(DiagnoseCommandTest, BadInputExitsTwoAndNamesTheCulprit) {
-  fs::path dir = TempDir();
+  fs::path dir = TestDir("diagnose");
   Result missing = RunArgs({"diagnose", "--trace", (dir / "nope.json").string()});
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("nope.json"), std::string::npos) << missing.err;
@@ -114,7 +112,7 @@ TEST(DiagnoseCommandTest, BadInputExitsTwoAndNamesTheCulprit) {
 }
 
 TEST(DiagnoseCommandTest, TheBinaryWritesTheReport) {
-  fs::path dir = TempDir();
+  fs::path dir = TestDir("diagnose");
   const std::string report = (dir / "r.yaml").string();
   const std::string cmd = std::string(CPROF_BINARY_DIR) + "/cann-profiler diagnose --trace " + kNccl +
                           " --output " + report + " >" + (dir / "out").string() + " 2>&1";

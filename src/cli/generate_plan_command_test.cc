@@ -22,11 +22,8 @@ const std::string kNccl = std::string(CPROF_FIXTURES_DIR) + "/kineto/hta/nccl_pa
 
 using namespace cli_test;
 
-fs::path TempDir() { return cli_test::TempDir("cprof_plan_"); }
-
-
 TEST(GeneratePlanCommandTest, PlanFromARealDiagnosis) {
-  const fs::path dir = TempDir();
+  const fs::path dir = TestDir("plan");
   const std::string report = (dir / "report.json").string();
   Result diag = RunArgs({"diagnose", "--trace", kNccl, "--output", report});
   ASSERT_EQ(diag.code, 0) << diag.err;
@@ -83,7 +80,7 @@ TEST(GeneratePlanCommandTest, PlanFromARealDiagnosis) {
 }
 
 TEST(GeneratePlanCommandTest, BadInputIsExitTwoNamingTheFile) {
-  const fs::path dir = TempDir();
+  const fs::path dir = TestDir("plan");
   Result missing = RunArgs({"generate-plan", "--diagnosis", (dir / "nope.yaml").string()});
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("nope.yaml: cannot open the diagnosis report: No such file or directory"),
@@ -106,7 +103,7 @@ TEST(GeneratePlanCommandTest, BadInputIsExitTwoNamingTheFile) {
 // A YAML report cut short still parses, as a report with fewer findings or one without its savings:
 // diagnose ends it with YAML's document end, and a copy without it is refused.
 TEST(GeneratePlanCommandTest, AReportCutShortIsRefused) {
-  const fs::path dir = TempDir();
+  const fs::path dir = TestDir("plan");
   const std::string full = (dir / "full.yaml").string();
   ASSERT_EQ(RunArgs({"diagnose", "--trace", kNccl, "--output", full}).code, 0);
   const std::string text = ReadFile(full);
@@ -132,7 +129,7 @@ TEST(GeneratePlanCommandTest, AReportCutShortIsRefused) {
 }
 
 TEST(GeneratePlanCommandTest, ATraceInsteadOfAReportSaysSo) {
-  const fs::path dir = TempDir();
+  const fs::path dir = TestDir("plan");
   const std::string pb = (dir / "run.pb").string(), json = (dir / "run.json").string();
   ASSERT_EQ(RunArgs({"convert", kNccl, pb}).code, 0);
   ASSERT_EQ(RunArgs({"convert", kNccl, json}).code, 0);

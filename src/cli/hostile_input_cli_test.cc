@@ -73,7 +73,7 @@ TEST(HostileInputCliTest, MaxMemoryFailsCleanlyNamingFileAndLimit) {
 
 
 TEST(HostileInputCliTest, DecompressionBombIsAOneLineError) {
-  const fs::path dir = cli_test::TempDir("cprof_hostile_cli_");
+  const fs::path dir = TestDir("hostile_cli");
   // '[' then 2 members of 64 MiB of spaces (concatenated gzip members): 128 MiB from 130 KB,
   // past the 64 MiB after which the ratio is checked.
   const std::string member = GzipMember(std::string(64u << 20, ' '));
@@ -140,7 +140,7 @@ void ExpectScriptsIntact(const std::string& html) {
 }
 
 TEST(HostileInputCliTest, HtmlInNamesStaysInsideTheVisualizeDataBlockAndCyclesEnd) {
-  const fs::path dir = cli_test::TempDir("cprof_hostile_cli_");
+  const fs::path dir = TestDir("hostile_cli");
   const fs::path trace = dir / "evil.json";
   WriteFile(trace, EvilTrace());
   const fs::path html = dir / "map.html";
@@ -161,7 +161,7 @@ TEST(HostileInputCliTest, HtmlInNamesStaysInsideTheVisualizeDataBlockAndCyclesEn
 }
 
 TEST(HostileInputCliTest, InvalidUtf8AndScriptNamesFromAnNsysExport) {
-  const fs::path dir = cli_test::TempDir("cprof_hostile_cli_");
+  const fs::path dir = TestDir("hostile_cli");
   const fs::path db_path = dir / "evil.sqlite";
   fs::copy_file(std::string(CPROF_FIXTURES_DIR) + "/nsys/cloverleaf-cuda.sqlite", db_path);
   fs::permissions(db_path, fs::perms::owner_read | fs::perms::owner_write);

@@ -110,7 +110,7 @@ TEST(QueryCommand, BadSqlIsAUsageError) {
 
 // A query writes no file: VACUUM INTO and ATTACH (which creates its database) are refused.
 TEST(QueryCommand, StatementsThatWriteFilesAreRefused) {
-  const std::filesystem::path dir = cli_test::TempDir("cprof_query_writes_");
+  const std::filesystem::path dir = TestDir("query_writes");
   const std::string vacuum = (dir / "copy.db").string(), attach = (dir / "other.db").string();
   Result v = RunArgs({"query", kTrace, "VACUUM INTO '" + vacuum + "'"});
   EXPECT_EQ(v.code, 2);

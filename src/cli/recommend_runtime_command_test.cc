@@ -24,11 +24,8 @@ const std::string kPnpoly = CPROF_FIXTURES_DIR "/tuning/pnpoly_RTX_3090.json.gz"
 
 using namespace cli_test;
 
-fs::path TempDir() { return cli_test::TempDir("cprof_runtime_"); }
-
-
 TEST(RecommendRuntimeCommandTest, RealGpuTraceGivesTheSchema) {
-  const fs::path dir = TempDir();
+  const fs::path dir = TestDir("runtime");
   const std::string out = (dir / "runtime_adjustment.yaml").string();
   Result r = RunArgs({"recommend-runtime", "--trace", kNccl, "--output", out});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -64,7 +61,7 @@ TEST(RecommendRuntimeCommandTest, BadInputIsExitTwoNamingTheFile) {
 }
 
 TEST(RecommendRuntimeCommandTest, TuneWritesTheSameSchema) {
-  const fs::path dir = TempDir();
+  const fs::path dir = TestDir("runtime");
   Diagnosis d;
   d.device = DeviceKind::kNpu;
   d.trace_path = "rank0.json";

@@ -24,7 +24,7 @@ double SecondsOf(const std::vector<std::string>& args, Result* r) {
 }
 
 TEST(TraceCommandTest, KillStopsATargetStillRunningAfterTheDuration) {
-  fs::path dir = TempDir("cprof_trace_kill_");
+  fs::path dir = TestDir("trace_kill");
   const std::string pb = (dir / "server.pb").string();
   Result r;
   double secs = SecondsOf({"trace", "--duration", "300ms", "--kill", "term", "-o", pb, "--", "sleep", "20"}, &r);
@@ -36,7 +36,7 @@ TEST(TraceCommandTest, KillStopsATargetStillRunningAfterTheDuration) {
 
 // A wrapper passes no signal on: --kill reached the shell alone and its child ran on, orphaned.
 TEST(TraceCommandTest, KillReachesTheProcessesTheTargetStarted) {
-  fs::path dir = TempDir("cprof_trace_kill_tree_");
+  fs::path dir = TestDir("trace_kill_tree");
   const std::string pb = (dir / "t.pb").string(), pidfile = (dir / "child.pid").string();
   Result r;
   double secs = SecondsOf({"trace", "--duration", "500ms", "--kill", "term", "-o", pb, "--", "/bin/sh", "-c",
@@ -60,7 +60,7 @@ TEST(TraceCommandTest, KillReachesTheProcessesTheTargetStarted) {
 
 // Chrome JSON has no form for CPU samples: `trace -o x.json` said "100 samples" and wrote none.
 TEST(TraceCommandTest, ChromeJsonOutputSaysItLeavesTheSamplesOut) {
-  fs::path dir = TempDir("cprof_trace_json_");
+  fs::path dir = TestDir("trace_json");
   const std::string json = (dir / "t.json").string();
   Result r = RunArgs({"trace", "--sampling_rate", "999Hz", "-o", json, "--", "/bin/sh", "-c",
                       "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"});
@@ -79,7 +79,7 @@ TEST(TraceCommandTest, ChromeJsonOutputSaysItLeavesTheSamplesOut) {
 
 // --pid: the trace names the process by its command line, read when attaching (it said "pid N").
 TEST(TraceCommandTest, AnAttachedProcessIsNamedByItsCommandLine) {
-  fs::path dir = TempDir("cprof_trace_attach_");
+  fs::path dir = TestDir("trace_attach");
   const std::string pb = (dir / "a.pb").string();
   pid_t pid = 0;
   const char* argv[] = {"/bin/sleep", "7", nullptr};
@@ -103,7 +103,7 @@ TEST(TraceCommandTest, AnAttachedProcessIsNamedByItsCommandLine) {
 // --sampling_rate 50% keeps half the operators: the trace says so and summary warns that counts are
 // of the kept ones (it showed 20 aten::mm where 40 ran, and said nothing).
 TEST(TraceCommandTest, AnOperatorShareIsRecordedAndSummarySaysSo) {
-  fs::path dir = TempDir("cprof_trace_share_");
+  fs::path dir = TestDir("trace_share");
   const std::string pb = (dir / "s.pb").string();
   Result r = RunArgs({"trace", "--sampling_rate", "50%", "-o", pb, "--", "/bin/true"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -117,7 +117,7 @@ TEST(TraceCommandTest, AnOperatorShareIsRecordedAndSummarySaysSo) {
 
 // A --time_range that starts after the run ended keeps nothing; the empty trace said nothing of why.
 TEST(TraceCommandTest, AWindowAfterTheRunSaysSo) {
-  fs::path dir = TempDir("cprof_trace_window_");
+  fs::path dir = TestDir("trace_window");
   const std::string pb = (dir / "w.pb").string();
   Result late = RunArgs({"trace", "--time_range", "30s:40s", "-o", pb, "--", "/bin/true"});
   ASSERT_EQ(late.code, 0) << late.err;
@@ -130,7 +130,7 @@ TEST(TraceCommandTest, AWindowAfterTheRunSaysSo) {
 // Traces `/usr/bin/python3 -c script` (framework scope) and returns, as CSV, the distinct names of
 // its thread tracks LIKE `like`, in order.
 std::string TracedThreadNames(const std::string& script, const std::string& like) {
-  fs::path dir = TempDir("cprof_trace_names_");
+  fs::path dir = TestDir("trace_names");
   const std::string pb = (dir / "t.pb").string();
   // In-process, the runtime is found beside this test, not beside cann-profiler.
   ::setenv("CPROF_RUNTIME_DIR", CPROF_BINARY_DIR "/runtime", 1);
@@ -169,7 +169,7 @@ TEST(TraceCommandTest, DataLoaderWorkersAreNamed) {
 // A secret on the command line stays out of the trace: in command_line and in the Python shim's
 // python_argv alike (both were recorded in clear).
 TEST(TraceCommandTest, SecretOptionsAreRedactedInBothCommandLines) {
-  fs::path dir = TempDir("cprof_trace_secret_");
+  fs::path dir = TestDir("trace_secret");
   const std::string pb = (dir / "s.pb").string();
   ::setenv("CPROF_RUNTIME_DIR", CPROF_BINARY_DIR "/runtime", 1);
   Result r = RunArgs({"trace", "-o", pb, "--", "/usr/bin/python3", "-c", "pass", "--token", "tok1", "--lr", "1"});
@@ -182,7 +182,7 @@ TEST(TraceCommandTest, SecretOptionsAreRedactedInBothCommandLines) {
 }
 
 TEST(TraceCommandTest, WithoutKillTraceWaitsForTheTargetAndReturnsItsCode) {
-  fs::path dir = TempDir("cprof_trace_wait_");
+  fs::path dir = TestDir("trace_wait");
   const std::string pb = (dir / "t.pb").string();
   Result r;
   double secs =
@@ -222,7 +222,7 @@ TEST(TraceCommandTest, DurationErrorsNameTheFlagAndSuggestAUnit) {
 }
 
 TEST(TraceCommandTest, AnOutputThatCannotBeCreatedFailsBeforeTheTargetStarts) {
-  fs::path dir = TempDir("cprof_trace_noout_");
+  fs::path dir = TestDir("trace_noout");
   const std::string folder = (dir / "no_such_folder").string();
   const std::string missing = folder + "/x.pb";  // with --trigger: x.trigger1.pb beside it
   for (const std::vector<std::string>& flags :

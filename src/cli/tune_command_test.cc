@@ -72,7 +72,7 @@ TEST(TuneCommandTest, ProgressHasOneLinePerEvaluation) {
 }
 
 TEST(TuneCommandTest, ReportIsAnHtmlPageWithTheCurveAndImportance) {
-  fs::path dir = TempDir("report");
+  fs::path dir = TestDir("report");
   const std::string html = (dir / "study.html").string();
   ProcessResult r =
       Tune({"--replay", kPnpoly, "--budget", "20", "--seed", "3", "--json", "--quiet", "--report", html});
@@ -99,7 +99,7 @@ TEST(TuneCommandTest, ReportIsAnHtmlPageWithTheCurveAndImportance) {
   EXPECT_NE(bad.err.find("/nonexistent/dir/x.html"), std::string::npos) << bad.err;
   // Without --report the study writes tune_report.html where it runs, and says so; --report ""
   // writes none.
-  fs::path here = TempDir("report_default");
+  fs::path here = TestDir("report_default");
   r = Tune({"--replay", kPnpoly, "--budget", "3"}, here.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::is_regular_file(here / "tune_report.html"));
@@ -113,7 +113,7 @@ TEST(TuneCommandTest, ReportIsAnHtmlPageWithTheCurveAndImportance) {
 // A replay file that is not JSON is read as a Kernel Tuner cache and says where it breaks (it was
 // read as a YAML space: "expected a mapping with 'parameters'").
 TEST(TuneCommandTest, ReplayOfAFileThatIsNotJsonSaysWhere) {
-  fs::path dir = TempDir("replay_not_json");
+  fs::path dir = TestDir("replay_not_json");
   std::ofstream(dir / "cache.json") << "garbage\n";
   ProcessResult r = Tune({"--replay", (dir / "cache.json").string(), "--budget", "2"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -124,7 +124,7 @@ TEST(TuneCommandTest, ReplayOfAFileThatIsNotJsonSaysWhere) {
 
 // Several objectives: the terminal and --json gave the Pareto front, the report did not.
 TEST(TuneCommandTest, ReportShowsTheParetoFrontOfSeveralObjectives) {
-  fs::path dir = TempDir("pareto_report");
+  fs::path dir = TestDir("pareto_report");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
   // ms falls with x, mb rises with it: every x is on the front.
   ProcessResult r =
@@ -149,7 +149,7 @@ TEST(TuneCommandTest, ReportShowsTheParetoFrontOfSeveralObjectives) {
 
 // Without --objective the command's only metric is the objective, and --json names it.
 TEST(TuneCommandTest, JsonNamesTheObjectiveItChoseItself) {
-  fs::path dir = TempDir("only_metric");
+  fs::path dir = TestDir("only_metric");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
   // The best (x = 3) also prints a metric named before ms: the objective is still ms.
   ProcessResult r = Tune({"--space", "space.yaml", "--budget", "4", "--storage", "memory", "--quiet", "--json",
@@ -193,7 +193,7 @@ TEST(TuneCommandTest, ContractFlagsAndErrors) {
   }
   // A constraint that cannot be evaluated excludes every configuration: the reason is given, not
   // only "no configuration satisfies the constraints".
-  fs::path dir = TempDir("constraint_overflow");
+  fs::path dir = TestDir("constraint_overflow");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 1, high: 4}\n"
                                        "constraints: ['x ** 100000 > 1']\n";
   ProcessResult overflow = Tune({"--space", "space.yaml", "--budget", "1", "--", "/bin/echo", "{x}"}, dir.string());
@@ -210,7 +210,7 @@ TEST(TuneCommandTest, ContractFlagsAndErrors) {
 // x = 4 fails with a message. The default (x = 0) is re-measured with the best, and the
 // improvement compares the two means. Trials run in folders under the TMPDIR given, all removed.
 TEST(TuneCommandTest, TraceObjectiveIsReadFromATraceOfEachTrial) {
-  fs::path dir = TempDir("traced"), tmp = dir / "tmp";
+  fs::path dir = TestDir("traced"), tmp = dir / "tmp";
   fs::create_directories(tmp);
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 4, default: 0}\n";
   std::ofstream(dir / "steps.py") << "import sys, time, cprof\n"
@@ -264,7 +264,7 @@ TEST(TuneCommandTest, TraceObjectiveIsReadFromATraceOfEachTrial) {
 }
 
 TEST(TuneCommandTest, InstalledAsCannAutoTune) {
-  fs::path dir = TempDir("alias");
+  fs::path dir = TestDir("alias");
   fs::path alias = dir / "cann-auto-tune";
   fs::create_symlink(kBinary, alias);
   ProcessResult r = RunProcess({alias.string(), "--replay", kPnpoly, "--budget", "5", "--json", "--quiet"},
@@ -286,7 +286,7 @@ void DiagnoseNccl(const std::string& report) {
 // --from_diagnosis with a space whose `fixes:` answer a finding: the study starts from the fix, and
 // when a measurement overrules it, runtime_adjustment.yaml says so instead of crediting the finding.
 TEST(TuneCommandTest, RuntimeAdjustmentSaysWhenTheFindingsFixMeasuredWorse) {
-  fs::path dir = TempDir("guided");
+  fs::path dir = TestDir("guided");
   const std::string report = (dir / "report.yaml").string();
   ASSERT_NO_FATAL_FAILURE(DiagnoseNccl(report));  // its top finding: device_idle (confidence 0.80)
   const std::string space = (dir / "space.yaml").string();
@@ -336,7 +336,7 @@ TEST(TuneCommandTest, RuntimeAdjustmentSaysWhenTheFindingsFixMeasuredWorse) {
 // recommend-runtime and tune --from_diagnosis both default to runtime_adjustment.yaml in the
 // working folder: tune keeps the other producer's file and writes runtime_adjustment.tune.yaml.
 TEST(TuneCommandTest, DefaultRuntimeAdjustmentKeepsRecommendRuntimesFile) {
-  fs::path dir = TempDir("keep_adjustment");
+  fs::path dir = TestDir("keep_adjustment");
   const std::string report = (dir / "report.yaml").string();
   ASSERT_NO_FATAL_FAILURE(DiagnoseNccl(report));
   ProcessResult rec = RunProcess({kBinary, "recommend-runtime", "--trace",
@@ -363,7 +363,7 @@ TEST(TuneCommandTest, DefaultRuntimeAdjustmentKeepsRecommendRuntimesFile) {
 // into a space and a starting point"): it used to stop with "give the search space with --space".
 // The finding's fix (channels_last) runs right after the default, and the choice is written.
 TEST(TuneCommandTest, FromDiagnosisAloneTunesTheFindingsKnobs) {
-  fs::path dir = TempDir("diagnosis_space");
+  fs::path dir = TestDir("diagnosis_space");
   std::ofstream(dir / "report.yaml") << "findings:\n"
                                         "  - {category: layout_conversion, confidence: 0.9, title: copies}\n"
                                         "  - {category: gc, confidence: 0.9, title: pauses}\n";
@@ -434,7 +434,7 @@ TEST(TuneCommandTest, FromDiagnosisAloneTunesTheFindingsKnobs) {
 // A study is one space, objective and command: the same --study with another command is refused,
 // and the message names the command (it said "another search space or objective" only).
 TEST(TuneCommandTest, AnotherCommandOnANamedStudyIsRefusedNamingTheCommand) {
-  fs::path dir = TempDir("named_study");
+  fs::path dir = TestDir("named_study");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 2, default: 1}\n";
   auto run = [&](const std::string& ms) {
     return Tune({"--space", "space.yaml", "--study", "mine", "--storage", "sqlite://s.db", "--objective",
@@ -455,7 +455,7 @@ TEST(TuneCommandTest, AnotherCommandOnANamedStudyIsRefusedNamingTheCommand) {
 // search's value and says so, and no improvement is computed from a search value against the
 // default's fresh mean (it read "+80.0% better" with no warning). The mirror case, the default's.
 TEST(TuneCommandTest, AConfigurationWhoseFreshRunsAllFailKeepsItsSearchValueSaidSo) {
-  fs::path dir = TempDir("fresh_failed");
+  fs::path dir = TestDir("fresh_failed");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 1, high: 5, default: 1}\n";
   // x=FAILX fails from its (FAILAFTER+1)th run on; ms = (x-3)^2 + 1, so x=3 is the best.
   std::ofstream(dir / "obj.sh") << "x=$1\necho $x >> runs\nn=$(grep -c \"^$x\\$\" runs)\n"
@@ -492,7 +492,7 @@ TEST(TuneCommandTest, AConfigurationWhoseFreshRunsAllFailKeepsItsSearchValueSaid
 // The re-measurement at the end runs each configuration max(3, --repeats) more times: it reports
 // progress too (with 5-minute trials it was a silent quarter of an hour per configuration).
 TEST(TuneCommandTest, ReMeasurementReportsProgress) {
-  fs::path dir = TempDir("remeasure_progress");
+  fs::path dir = TestDir("remeasure_progress");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
   ProcessResult r = Tune({"--space", "space.yaml", "--budget", "3", "--storage", "memory", "--remeasure", "1",
                           "--", "/bin/sh", "-c", "echo \"{{\\\"ms\\\": $(( 10 - $1 ))}}\"", "sh", "{x}"},
@@ -520,7 +520,7 @@ TEST(TuneCommandTest, ReMeasurementReportsProgress) {
 // each, then 2 x 3) would take 2 s: the search keeps 0.75 s, and the JSON says how many of the
 // best the re-measurement had room for (the text's note: tune_summary_test.cc).
 TEST(TuneCommandTest, TimeLimitSaysHowManyTheReMeasurementHadRoomFor) {
-  fs::path dir = TempDir("time_share");
+  fs::path dir = TestDir("time_share");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 99, default: 0}\n";
   ProcessResult r = Tune({"--space", "space.yaml", "--budget", "100", "--storage", "memory", "--time", "3s",
                           "--remeasure", "3", "--json", "--", "/bin/sh", "-c",
@@ -538,7 +538,7 @@ TEST(TuneCommandTest, TimeLimitSaysHowManyTheReMeasurementHadRoomFor) {
 // The default study name follows the space, objective and command: an edited space starts a new
 // study in the same file. The run says so (it looked like a resume that had lost every trial).
 TEST(TuneCommandTest, AnEditedSpaceSaysItStartsANewStudy) {
-  fs::path dir = TempDir("edited_space");
+  fs::path dir = TestDir("edited_space");
   auto run = [&](const std::string& high) {
     std::ofstream(dir / "space.yaml")
         << "parameters:\n  - {name: x, type: int, low: 0, high: " << high << ", default: 0}\n";
@@ -559,7 +559,7 @@ TEST(TuneCommandTest, AnEditedSpaceSaysItStartsANewStudy) {
 
 // Constraints that exclude every configuration are bad input, not a study of 0 evaluations.
 TEST(TuneCommandTest, ConstraintsExcludingEverythingAreAnError) {
-  fs::path dir = TempDir("empty_space");
+  fs::path dir = TestDir("empty_space");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 1, high: 4}\n"
                                        "constraints:\n  - \"x > 10\"\n";
   ProcessResult r =
@@ -578,7 +578,7 @@ TEST(TuneCommandTest, ConstraintsExcludingEverythingAreAnError) {
 // The summary says when the default was the best (it said "+0.0% better with the best"), and
 // what happened to a default that failed (it said nothing).
 TEST(TuneCommandTest, SummarySaysWhenTheDefaultIsBestOrFailed) {
-  fs::path dir = TempDir("default_line");
+  fs::path dir = TestDir("default_line");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 2, default: 1}\n";
   auto run = [&](const std::string& script) {
     return Tune({"--space", "space.yaml", "--budget", "3", "--storage", "memory", "--remeasure", "0", "--",

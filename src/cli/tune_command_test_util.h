@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/time_units.h"
+#include "testing/test_dir.h"
 #include "tune/trial_runner.h"
 
 namespace cprof::cli::tune_test {
@@ -34,13 +35,6 @@ inline const std::string kGemm = CPROF_FIXTURES_DIR "/tuning/gemm_RTX_3090.json.
 inline ProcessResult Tune(std::vector<std::string> args, const std::string& cwd = "/tmp") {
   args.insert(args.begin(), {kBinary, "tune"});
   return RunProcess(args, {}, 600 * kNsPerS, cwd);
-}
-
-inline fs::path TempDir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("cprof_tune_cli_" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
 }
 
 // A file's whole text; "" when it cannot be read.

@@ -19,7 +19,7 @@ using namespace tune_test;  // NOLINT: the shared fixtures and helpers of the tu
 // misspelt objective (its trial left for the rerun), and a command line the program refuses.
 // A NaN objective fails its trial saying so (it said "no metrics in the output").
 TEST(TuneCommandTest, ObjectiveMistakesAndARefusedCommandLineStopTheStudy) {
-  fs::path dir = TempDir("mistakes");
+  fs::path dir = TestDir("mistakes");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
   std::ofstream(dir / "bench.py") << "import argparse, json\n"
                                      "p = argparse.ArgumentParser()\n"
@@ -65,7 +65,7 @@ TEST(TuneCommandTest, ObjectiveMistakesAndARefusedCommandLineStopTheStudy) {
 // Without --objective, the objective is the one number printed: a run name or a nested object
 // beside it ({"t": 2, "name": "run1"}) made "reports several metrics (name, t)".
 TEST(TuneCommandTest, AnUnnamedObjectiveIsTheOnlyNumberPrinted) {
-  fs::path dir = TempDir("only_number");
+  fs::path dir = TestDir("only_number");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 2}\n";
   std::ofstream(dir / "bench.sh") << "echo \"{\\\"t\\\": $1, \\\"name\\\": \\\"run$1\\\", \\\"cfg\\\": {\\\"a\\\": 1}}\"\n";
   ProcessResult r = Tune({"--space", "space.yaml", "--budget", "4", "--remeasure", "0", "--storage", "memory",

@@ -20,7 +20,7 @@ using namespace tune_test;  // NOLINT: the shared fixtures and helpers of the tu
 // lost with --storage memory): now before the first trial, exit 2, naming the option and path.
 // Nothing is created early: only the folder is checked.
 TEST(TuneRunChecksTest, UnwritableOutputsAreErrorsBeforeTheFirstTrial) {
-  fs::path dir = TempDir("unwritable_outputs");
+  fs::path dir = TestDir("unwritable_outputs");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
   const std::string marker = (dir / "ran").string();
   auto run = [&](std::vector<std::string> outputs) {
@@ -52,7 +52,7 @@ TEST(TuneRunChecksTest, UnwritableOutputsAreErrorsBeforeTheFirstTrial) {
 // A --from_diagnosis document of another kind, or from a newer version, was found out only when
 // the result was written, after the whole study: now before the first trial, exit 2.
 TEST(TuneRunChecksTest, ADiagnosisOfAnotherKindOrVersionIsAnErrorBeforeTheFirstTrial) {
-  fs::path dir = TempDir("diagnosis_kind");
+  fs::path dir = TestDir("diagnosis_kind");
   const std::string marker = (dir / "ran").string();
   const std::string findings =
       "findings:\n  - {category: layout_conversion, confidence: 0.9, title: t, evidence: [], suggestions: []}\n";
@@ -77,7 +77,7 @@ TEST(TuneRunChecksTest, ADiagnosisOfAnotherKindOrVersionIsAnErrorBeforeTheFirstT
 // Every configuration measures 10 ms +- 0.4 (a fixed cycle of offsets): the best found cannot be
 // told from the default, and runtime_adjustment.yaml kept the best's values all the same.
 TEST(TuneRunChecksTest, ABestWithinTheNoiseOfTheDefaultKeepsTheDefault) {
-  fs::path dir = TempDir("within_noise");
+  fs::path dir = TestDir("within_noise");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 5, default: 0}\n";
   std::ofstream(dir / "b.py") << "import os, json\n"
                                  "n = int(open('n').read()) if os.path.exists('n') else 0\n"
@@ -102,7 +102,7 @@ TEST(TuneRunChecksTest, ABestWithinTheNoiseOfTheDefaultKeepsTheDefault) {
 // apart: the default is the recommendation, in runtime_adjustment.yaml, the JSON and the report
 // (it wrote x = 1 with "-98.0% vs the default").
 TEST(TuneRunChecksTest, ABestTheFinalRunsMeasureWorseKeepsTheDefault) {
-  fs::path dir = TempDir("drift");
+  fs::path dir = TestDir("drift");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 1, default: 0}\n";
   std::ofstream(dir / "b.py") << "import os, sys, json\n"
                                  "x = int(sys.argv[1]); f = 'n%d' % x\n"
@@ -126,7 +126,7 @@ TEST(TuneRunChecksTest, ABestTheFinalRunsMeasureWorseKeepsTheDefault) {
 // Parameters that appear neither as {name} in the command nor in an env entry reach the program
 // only as CPROF_PARAM_<NAME>: one warning before the first trial names them.
 TEST(TuneRunChecksTest, WarnsOnceAboutParametersTheCommandNeverReceives) {
-  fs::path dir = TempDir("unused_params");
+  fs::path dir = TestDir("unused_params");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n"
                                        "  - {name: y, type: int, low: 0, high: 3, default: 0}\n"
                                        "  - {name: c, type: categorical, values: [a, b], default: a}\n"
@@ -153,7 +153,7 @@ TEST(TuneRunChecksTest, WarnsOnceAboutParametersTheCommandNeverReceives) {
 
 // --remeasure -1 was taken as the default; compound durations are durations.
 TEST(TuneRunChecksTest, OptionValues) {
-  fs::path dir = TempDir("option_values");
+  fs::path dir = TestDir("option_values");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
   auto run = [&](std::vector<std::string> options) {
     std::vector<std::string> args = {"--space", "space.yaml", "--budget", "2", "--storage", "memory", "--quiet",
@@ -177,7 +177,7 @@ TEST(TuneRunChecksTest, OptionValues) {
 // sleeps 30 s), neither failed nor counted, and left to the rerun; nothing is re-measured after
 // it. The ETA never reaches past the limit.
 TEST(TuneRunChecksTest, TimeLimitStopsTheRunningTrialAndTheRemeasurement) {
-  fs::path dir = TempDir("time_limit");
+  fs::path dir = TestDir("time_limit");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 9, default: 0}\n";
   auto run = [&](const std::string& time, const std::string& sleep_s, std::vector<std::string> more = {}) {
     std::vector<std::string> args = {"--space", "space.yaml", "--budget", "20", "--storage", "sqlite://s.db",
@@ -223,7 +223,7 @@ TEST(TuneRunChecksTest, TimeLimitStopsTheRunningTrialAndTheRemeasurement) {
 // n = 0 is no value ("lat = 0 [0, 0] (95% CI, n=0)"), n = 1 no interval ("[1.33, 1.33]"): a
 // target that fails its 3rd, 4th, 6th and 7th runs leaves the default one fresh run per stage.
 TEST(TuneRunChecksTest, ReMeasurementsOfOneRunHaveNoInterval) {
-  fs::path dir = TempDir("one_run");
+  fs::path dir = TestDir("one_run");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
   const std::string count = (dir / "count").string();
   const std::string script = "n=$(( $(cat " + count + " 2>/dev/null || echo 0) + 1 )); echo $n > " + count +
@@ -250,7 +250,7 @@ TEST(TuneRunChecksTest, ReMeasurementsOfOneRunHaveNoInterval) {
 // named 'decodee'" and the study ended "best none", exit 1. Now it stops at the first trial, as a
 // misspelt printed objective does, exit 2, listing the spans the trace has.
 TEST(TuneRunChecksTest, AMisspeltSpanStopsAtTheFirstTrial) {
-  fs::path dir = TempDir("misspelt_span"), tmp = dir / "tmp";
+  fs::path dir = TestDir("misspelt_span"), tmp = dir / "tmp";
   fs::create_directories(tmp);
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 4, default: 0}\n";
   std::ofstream(dir / "spans.py") << "import cprof\n"

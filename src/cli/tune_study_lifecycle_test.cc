@@ -30,7 +30,7 @@ struct Workload {
 
 Workload MakeWorkload(const std::string& name, double sleep_s) {
   Workload w;
-  w.dir = TempDir(name);
+  w.dir = TestDir(name);
   w.space = (w.dir / "space.yaml").string();
   w.log = (w.dir / "runs.log").string();
   w.db = (w.dir / "study.db").string();
@@ -115,7 +115,7 @@ TEST(TuneCommandTest, ResumesAfterKill9WithNothingLostOrRepeated) {
 // kill -9 of tune ends the running trial's processes too: an orphaned trial went on running (here
 // for 60 s) beside the rerun that resumed the study, competing for the cores it measures on.
 TEST(TuneCommandTest, Kill9EndsTheRunningTrialsProcesses) {
-  fs::path dir = TempDir("kill9_orphans");
+  fs::path dir = TestDir("kill9_orphans");
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0}\n";
   const std::string pids = (dir / "pids").string();
   // The command and a background child of it, both sleeping a minute.

@@ -51,7 +51,7 @@ TEST(ValidateCommandTest, FailOnRegressionExitsOneAndMissingRunExitsTwo) {
 // A folder of repeated runs: a file named like a trace that is not one is an error naming it, not
 // a run silently left out (which changed n and the verdict); other files (a log) are passed over.
 TEST(ValidateCommandTest, ABrokenRunInAFolderIsAnErrorNotOneRunFewer) {
-  const fs::path dir = TempDir("cprof_validate_runs_");
+  const fs::path dir = TestDir("validate_runs");
   fs::create_directories(dir / "after");
   fs::copy_file(kTest, dir / "after" / "r1.json.gz");
   fs::copy_file(kTest, dir / "after" / "r2.json.gz");
@@ -106,7 +106,7 @@ TEST(CompareCommandTest, WindowErrorsNameTheFlagTyped) {
 
 // Kernel names that share their first 110+ characters stay distinct in the Markdown tables.
 TEST(CompareCommandTest, LongNamesCutAlikeStayDistinct) {
-  const fs::path dir = TempDir("cprof_compare_names_");
+  const fs::path dir = TestDir("compare_names");
   std::string prefix = "void my_kernel<float";
   for (int i = 0; i < 30; ++i) prefix += ", float";
   for (const auto& [file, dur] : {std::pair<const char*, int>{"a.json", 10}, {"b.json", 20}}) {

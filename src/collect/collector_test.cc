@@ -16,6 +16,7 @@
 #include "collect/command_line.h"
 #include "export/export_trace.h"
 #include "import/import_trace.h"
+#include "testing/test_dir.h"
 
 namespace cprof {
 namespace {
@@ -192,7 +193,7 @@ TEST(CollectorTest, ACrashingTargetStillLeavesAValidTrace) {
   EXPECT_EQ(testing::SlicesNamed(c.trace, "crashing").size(), 1u);  // open at the crash: kept
   EXPECT_GT(testing::SlicesNamed(c.trace, "ProfilerStep#3").size(), 0u);
   // The trace survives a round trip through a file.
-  std::string path = ::testing::TempDir() + "/crash_trace.json";
+  std::string path = (TestDir("") / "crash_trace.json").string();
   ASSERT_TRUE(ExportTrace(c.trace, path, ExportFormat::kChromeJson).ok());
   StatusOr<Trace> back = ImportTrace(path);
   ASSERT_TRUE(back.ok()) << back.status().message();

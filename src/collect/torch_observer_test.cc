@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "collect/collect_test_util.h"
+#include "testing/test_dir.h"
 
 namespace cprof {
 namespace {
@@ -81,7 +82,7 @@ TEST(TorchObserverTest, CppLibtorchProgramWithNoCodeChanges) {
 }
 
 TEST(TorchObserverTest, AUsersTorchProfilerStillWorks) {
-  std::string out = ::testing::TempDir() + "/user_profiler_trace.json";
+  std::string out = (TestDir("") / "user_profiler_trace.json").string();
   std::remove(out.c_str());
   CollectOptions o = TestOptions({"/usr/bin/python3", testing::TestdataSrc("torch_with_profiler.py"), out});
   o.scope = CollectScope::kFramework;
@@ -101,7 +102,7 @@ TEST(TorchObserverTest, AUsersTorchProfilerStillWorks) {
 
 TEST(TorchObserverTest, ProcessesWithoutTorchNeverLoadIt) {
   // A shell has the preload stub but neither libtorch nor the observer.
-  std::string out = ::testing::TempDir() + "/shell_maps.txt";
+  std::string out = (TestDir("") / "shell_maps.txt").string();
   CollectOptions o = TestOptions({"sh", "-c", "cat /proc/$$/maps > " + out});
   o.scope = CollectScope::kFramework;
   Collected c = RunCollect(o);

@@ -11,14 +11,16 @@
 #include <fstream>
 #include <string>
 
+#include "testing/test_dir.h"
+
 namespace cprof::tune {
 namespace {
 
+// A file `name` in the test's folder (testing/test_dir.h), not there yet.
 std::string TempPath(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("cprof_study_storage_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::filesystem::remove(dir / name);
-  return (dir / name).string();
+  const std::filesystem::path path = TestDir("") / name;
+  std::filesystem::remove(path);
+  return path.string();
 }
 
 TrialRecord Record(const std::string& key) {
@@ -171,6 +173,8 @@ TEST(StudyStorageTest, AReadOnlyStudyFileIsRefusedWhenOpened) {
     ASSERT_TRUE(store.ok()) << store.status().message();
     ASSERT_TRUE((*store)->OpenStudy("s", "fp").ok());
   }
+  // The test programs' root is mkdtemp's (0700): `nobody` must be let through it.
+  ASSERT_EQ(::chmod(std::filesystem::path(dir).parent_path().c_str(), 0755), 0);
   ASSERT_EQ(::chmod(path.c_str(), 0444), 0);
   ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
   EXPECT_EQ(OpenAsNobody(path, path + ": the study database is read-only"), 0);

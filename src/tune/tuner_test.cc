@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "testing/test_dir.h"
 #include "tune/replay_evaluator.h"
 #include "tune/sampler.h"
 #include "tune/space_file.h"
@@ -50,11 +51,11 @@ TuneOptions Options(const std::string& study, int64_t budget, uint64_t seed = 1)
   return o;
 }
 
+// A file `name` in the test's folder (testing/test_dir.h), not there yet.
 std::string TempPath(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("cprof_tune_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::filesystem::remove(dir / name);
-  return (dir / name).string();
+  const std::filesystem::path path = TestDir("") / name;
+  std::filesystem::remove(path);
+  return path.string();
 }
 
 void ExpectNoDuplicates(const TuneResult& r) {
