@@ -29,11 +29,19 @@ are tight (a proposal of an absent configuration costs nothing, but a sampler mu
                     product exists); the same optimum and random baseline as gemm
 
   bench/make_derived_spaces.py OUT_DIR        then: tune_replay_bench --dir OUT_DIR
+
+With --random N (and --seed S), instead N sub-spaces drawn at random, as a user narrows ranges:
+each picks one of the three caches, one or two of its parameters with three or more values, and
+keeps the lower or the upper half of each one's values (at least 300 configurations with a time
+must remain). Named <kernel>-r<i>, they estimate how often the default sampler meets its target on
+a space no setting was chosen on.
 """
+import argparse
 import gzip
 import hashlib
 import json
 import os
+import random
 import sys
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "fixtures", "tuning")
@@ -88,17 +96,61 @@ def derive(src, keep):
     return doc
 
 
+def random_cuts(fixtures, n, seed):
+    """n (name, kernel, keep, description) drawn with `seed`: half-ranges of one or two parameters."""
+    rng = random.Random(seed)
+    docs = {}
+    for kernel in ("convolution", "gemm", "pnpoly"):
+        with gzip.open(os.path.join(fixtures, kernel + "_RTX_3090.json.gz"), "rt") as f:
+            docs[kernel] = json.load(f)
+    cuts = []
+    for _ in range(1000 * n):  # distinct cuts; a bound for an n larger than there are
+        if len(cuts) == n:
+            break
+        kernel = rng.choice(sorted(docs))
+        doc = docs[kernel]
+        wide = [p for p in doc["tune_params_keys"] if len(doc["tune_params"][p]) >= 3]
+        chosen = rng.sample(wide, rng.choice((1, 2)))
+        allowed = {}
+        for p in chosen:
+            values = doc["tune_params"][p]
+            half = (len(values) + 1) // 2
+            allowed[p] = set(values[:half] if rng.random() < 0.5 else values[-half:])
+        keep = lambda v, allowed=allowed: all(v[p] in a for p, a in allowed.items())
+        desc = ", ".join(f"{p} in {sorted(a)}" for p, a in sorted(allowed.items()))
+        if any(c[1] == kernel and c[3] == desc for c in cuts):
+            continue
+        timed = sum(1 for v in doc["cache"].values() if keep(v) and isinstance(v.get("time"), (int, float)))
+        if timed >= 300:
+            cuts.append((f"{kernel}-r{len(cuts)}", kernel, keep, desc))
+    return cuts
+
+
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_derived_spaces.py OUT_DIR")
-    out = sys.argv[1]
+    parser = argparse.ArgumentParser(description="Held-out sub-spaces of the Kernel Tuner caches.")
+    parser.add_argument("out", metavar="OUT_DIR")
+    parser.add_argument("--random", type=int, default=0, metavar="N", help="N sub-spaces drawn at random instead")
+    parser.add_argument("--seed", type=int, default=1, help="the draw's seed (default 1)")
+    args = parser.parse_args()
+    out, n_random, seed = args.out, args.random, args.seed
     os.makedirs(out, exist_ok=True)
     fixtures = os.environ.get("CPROF_FIXTURES_DIR")
     fixtures = os.path.join(fixtures, "tuning") if fixtures else FIXTURES
+    if n_random:
+        cuts = random_cuts(fixtures, n_random, seed)
+        for name, _, _, desc in cuts:
+            print(f"{name}: {desc}", file=sys.stderr)
+        jobs = [(name, lambda src=kernel + "_RTX_3090.json.gz", keep=keep: derive(os.path.join(fixtures, src), keep))
+                for name, kernel, keep, _ in cuts]
+        return write(out, jobs)
     jobs = [(name, lambda src=src, keep=keep: derive(os.path.join(fixtures, src), keep)) for name, src, keep in DERIVED]
     jobs += [(name, lambda src=src, failure=failure, fails=fails: with_failures(os.path.join(fixtures, src), failure, fails))
              for name, src, failure, fails in FAILING]
     jobs.append(("gemm-pad", lambda: with_dead_parameter(os.path.join(fixtures, "gemm_RTX_3090.json.gz"))))
+    write(out, jobs)
+
+
+def write(out, jobs):
     for name, make in jobs:
         path = os.path.join(out, name + "_RTX_3090.json.gz")
         if os.path.exists(path):
