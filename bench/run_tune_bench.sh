@@ -48,7 +48,7 @@ fi
 
 # Sub-spaces drawn at random (half the values of one or two parameters): how often the default
 # sampler meets its target on spaces no setting was chosen on. RANDOM_SPACES=24 took 7 min on 2
-# cores at 100 seeds and budgets 25 and 50.
+# cores at 100 seeds and budgets 25 and 50, 43 min at 30 seeds and budgets 100 and 200.
 if [ "${RANDOM_SPACES:-0}" != 0 ]; then
   /usr/bin/python3 bench/make_derived_spaces.py --random "$RANDOM_SPACES" --seed "${RANDOM_SEED:-1}" \
     "$out/random-${RANDOM_SPACES}-${RANDOM_SEED:-1}"
