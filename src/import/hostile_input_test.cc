@@ -30,7 +30,6 @@ namespace {
 
 using hostile_test::ExpectClearError;
 using hostile_test::SmallTorchNpuFolder;
-using hostile_test::TempDir;
 using hostile_test::WriteFile;
 using json::testing::TempFile;
 namespace fs = std::filesystem;
@@ -193,8 +192,8 @@ TEST(HostileInputTest, InvalidUtf8NamesAreAnErrorAtTheirEvent) {
 }
 
 TEST(HostileInputTest, CsvWithNulsAndRaggedRowsKeepsTheGoodRows) {
-  TempDir tmp;
-  SmallTorchNpuFolder folder(tmp.path());
+  const fs::path tmp = TestDir("tmp");
+  SmallTorchNpuFolder folder(tmp);
   const std::string kd = folder.files().at("ASCEND_PROFILER_OUTPUT/kernel_details.csv");
   const size_t header_end = kd.find('\n') + 1;
   const size_t row1_end = kd.find('\n', header_end) + 1;
@@ -251,7 +250,7 @@ void MakeSqlite(const std::string& path, const std::string& sql) {
 }
 
 TEST(HostileInputTest, NsysSqliteWithTheWrongSchemaIsAClearErrorOrEmptyRows) {
-  TempDir tmp;
+  const fs::path tmp = TestDir("tmp");
   const std::string schemas[] = {
       // Not nsys at all.
       "CREATE TABLE t(x); INSERT INTO t VALUES (1);",
@@ -273,7 +272,7 @@ TEST(HostileInputTest, NsysSqliteWithTheWrongSchemaIsAClearErrorOrEmptyRows) {
       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1, 2, 'x', 1, 12345), (5, 1, NULL, NULL, NULL);",
   };
   for (size_t i = 0; i < std::size(schemas); ++i) {
-    const std::string path = (tmp.path() / fmt::format("s{}.sqlite", i)).string();
+    const std::string path = (tmp / fmt::format("s{}.sqlite", i)).string();
     MakeSqlite(path, schemas[i]);
     auto t = ImportTrace(path);
     if (i < 2) {
@@ -297,9 +296,9 @@ TEST(HostileInputTest, NsysSqliteWithTheWrongSchemaIsAClearErrorOrEmptyRows) {
 }
 
 TEST(HostileInputTest, EmptyFilesAndDirectoriesAreClearErrors) {
-  TempDir tmp;
+  const fs::path tmp = TestDir("tmp");
   for (const char* name : {"empty.json", "empty.json.gz", "empty.pb", "empty.sqlite", "empty"}) {
-    const std::string path = (tmp.path() / name).string();
+    const std::string path = (tmp / name).string();
     WriteFile(path, "");
     auto t = ImportTrace(path);
     ASSERT_FALSE(t.ok()) << name;
@@ -323,12 +322,12 @@ TEST(HostileInputTest, EmptyFilesAndDirectoriesAreClearErrors) {
     EXPECT_NE(t.status().message().find(expected), std::string::npos) << t.status().message();
   }
   // An empty directory, and torch_npu folders whose files are directories.
-  auto d = ImportTrace(tmp.path().string());
+  auto d = ImportTrace(tmp.string());
   ASSERT_FALSE(d.ok());
-  EXPECT_NE(d.status().message().find(tmp.path().string()), std::string::npos) << d.status().message();
+  EXPECT_NE(d.status().message().find(tmp.string()), std::string::npos) << d.status().message();
   {
-    TempDir t2;
-    SmallTorchNpuFolder folder(t2.path());
+    const fs::path t2 = TestDir("t2");
+    SmallTorchNpuFolder folder(t2);
     fs::remove(folder.dir() / "ASCEND_PROFILER_OUTPUT/trace_view.json");
     fs::create_directory(folder.dir() / "ASCEND_PROFILER_OUTPUT/trace_view.json");
     auto t = ImportTrace(folder.dir().string());
@@ -339,8 +338,8 @@ TEST(HostileInputTest, EmptyFilesAndDirectoriesAreClearErrors) {
     }
   }
   {
-    TempDir t3;
-    SmallTorchNpuFolder folder(t3.path());
+    const fs::path t3 = TestDir("t3");
+    SmallTorchNpuFolder folder(t3);
     fs::remove(folder.dir() / "ASCEND_PROFILER_OUTPUT/kernel_details.csv");
     fs::create_directory(folder.dir() / "ASCEND_PROFILER_OUTPUT/kernel_details.csv");
     auto t = ImportTrace(folder.dir().string());
@@ -404,8 +403,8 @@ TEST(HostileInputTest, MemoryLimitAlsoStopsAnEventLargerThanTheLimit) {
 }
 
 TEST(HostileInputTest, MemoryLimitAppliesToTorchNpuSideTablesAndNsys) {
-  TempDir tmp;
-  SmallTorchNpuFolder folder(tmp.path());
+  const fs::path tmp = TestDir("tmp");
+  SmallTorchNpuFolder folder(tmp);
   ImportOptions options;
   options.max_memory_bytes = 1024;  // less than any trace
   auto t = ImportTrace(folder.dir().string(), options);
@@ -434,8 +433,8 @@ TEST(HostileInputTest, RealGzipFixturesAreWellUnderTheRatioLimit) {
 // A pipe cannot be read twice (detection, then import): it is named as what it is, not "empty
 // file". A damaged SQLite file gives SQLite's reason, not "neither an Nsight nor a torch_npu export".
 TEST(HostileInputTest, PipesAndDamagedDatabasesSayWhatTheyAre) {
-  hostile_test::TempDir tmp;
-  const std::string fifo = (tmp.path() / "trace.json").string();
+  const fs::path tmp = TestDir("tmp");
+  const std::string fifo = (tmp / "trace.json").string();
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   auto piped = ImportTrace(fifo);
   ASSERT_FALSE(piped.ok());
@@ -449,7 +448,7 @@ TEST(HostileInputTest, PipesAndDamagedDatabasesSayWhatTheyAre) {
     head.resize(std::fread(head.data(), 1, head.size(), f));
     std::fclose(f);
   }
-  const std::string cut = (tmp.path() / "cut.sqlite").string();
+  const std::string cut = (tmp / "cut.sqlite").string();
   {
     std::FILE* f = std::fopen(cut.c_str(), "wb");
     std::fwrite(head.data(), 1, head.size(), f);

@@ -1,9 +1,7 @@
-// What the hostile-input tests share: a temporary folder, a file writer, the check that an
-// error is "clear" (names the file and a place), and a small torch_npu folder cut from the real
-// rank-0 fixture.
+// What the hostile-input tests share: a file writer, the check that an error is "clear" (names
+// the file and a place), and a small torch_npu folder cut from the real rank-0 fixture.
 //
-//   TempDir tmp;
-//   SmallTorchNpuFolder npu(tmp.path());
+//   SmallTorchNpuFolder npu(TestDir("npu"));   // testing/test_dir.h
 //   ExpectClearError(ImportTrace(npu.dir().string()).status(), "trace_view.json", "cut");
 #pragma once
 
@@ -19,28 +17,11 @@
 
 #include "base/byte_source.h"
 #include "base/status.h"
+#include "testing/test_dir.h"
 
 namespace cprof::hostile_test {
 
 namespace fs = std::filesystem;
-
-// A directory under $TMPDIR, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    const char* dir = std::getenv("TMPDIR");
-    std::string templ = std::string(dir ? dir : "/tmp") + "/cprof_hostile_XXXXXX";
-    path_ = mkdtemp(templ.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 inline void WriteFile(const fs::path& p, std::string_view content) {
   fs::create_directories(p.parent_path());

@@ -23,7 +23,6 @@ namespace {
 
 using hostile_test::ExpectClearError;
 using hostile_test::SmallTorchNpuFolder;
-using hostile_test::TempDir;
 using hostile_test::WriteFile;
 using json::testing::TempFile;
 namespace fs = std::filesystem;
@@ -78,8 +77,8 @@ TEST(HostileInputTest, GzipTruncatedAtEveryByteIsAClearError) {
 }
 
 TEST(HostileInputTest, PerfettoPbTruncatedAtEveryByteIsAClearErrorOrTheWholePackets) {
-  TempDir tmp;
-  const std::string json = (tmp.path() / "small.json").string(), pb = (tmp.path() / "small.pb").string();
+  const fs::path tmp = TestDir("tmp");
+  const std::string json = (tmp / "small.json").string(), pb = (tmp / "small.pb").string();
   WriteFile(json, SmallKineto());
   auto t = ImportTrace(json);
   ASSERT_TRUE(t.ok()) << t.status().message();
@@ -90,7 +89,7 @@ TEST(HostileInputTest, PerfettoPbTruncatedAtEveryByteIsAClearErrorOrTheWholePack
   ASSERT_EQ(whole->slices.size(), t->slices.size());
   int partial = 0;
   for (size_t len = 1; len < bytes.size(); ++len) {
-    const std::string cut = (tmp.path() / "cut.pb").string();
+    const std::string cut = (tmp / "cut.pb").string();
     WriteFile(cut, std::string_view(bytes).substr(0, len));
     auto r = ImportTrace(cut);
     if (r.ok()) {
@@ -144,8 +143,8 @@ TEST(HostileInputTest, ArrayTraceTruncatedAtEveryByteKeepsTheCompleteEvents) {
 }
 
 TEST(HostileInputTest, TorchNpuFolderWithEachFileCutAfterEveryLine) {
-  TempDir tmp;
-  SmallTorchNpuFolder folder(tmp.path());
+  const fs::path tmp = TestDir("tmp");
+  SmallTorchNpuFolder folder(tmp);
   auto whole = ImportTrace(folder.dir().string());
   ASSERT_TRUE(whole.ok()) << whole.status().message();
   const size_t whole_slices = whole->slices.size();

@@ -4,20 +4,19 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
-#include "import/hostile_input_test_util.h"
 #include "import/import_trace.h"
 #include "import/nsys/nsys_test_util.h"
+#include "testing/test_dir.h"
 
 namespace cprof {
 namespace {
 
-using hostile_test::TempDir;
-
-std::string MakeExport(const TempDir& tmp, const std::string& sql) {
-  const std::string path = (tmp.path() / "copies.sqlite").string();
+std::string MakeExport(const std::filesystem::path& tmp, const std::string& sql) {
+  const std::string path = (tmp / "copies.sqlite").string();
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   char* err = nullptr;
@@ -40,7 +39,7 @@ std::string Arg(const Trace& t, uint32_t row, std::string_view key) {
 }
 
 TEST(NsysSqliteReaderTest, MemcpyAndMemsetRowsKeepTheirArguments) {
-  TempDir tmp;
+  const std::filesystem::path tmp = TestDir("tmp");
   const std::string path = MakeExport(
       tmp,
       std::string(kMemcpyTable) +
@@ -76,7 +75,7 @@ TEST(NsysSqliteReaderTest, MemcpyAndMemsetRowsKeepTheirArguments) {
 // A start or end that is text or a blob read as 0 through sqlite3_column_int64: the kernel got
 // ts 0 and a duration of its end, with "no problems". Such rows are dropped and counted.
 TEST(NsysSqliteReaderTest, TimestampsThatAreNotNumbersAreDroppedAndCounted) {
-  TempDir tmp;
+  const std::filesystem::path tmp = TestDir("tmp");
   const std::string path = MakeExport(
       tmp,
       std::string(kMemcpyTable) +
