@@ -193,7 +193,7 @@ TEST(CollectorTest, ACrashingTargetStillLeavesAValidTrace) {
   EXPECT_EQ(testing::SlicesNamed(c.trace, "crashing").size(), 1u);  // open at the crash: kept
   EXPECT_GT(testing::SlicesNamed(c.trace, "ProfilerStep#3").size(), 0u);
   // The trace survives a round trip through a file.
-  std::string path = (TestDir("") / "crash_trace.json").string();
+  std::string path = TestFile("crash_trace.json");
   ASSERT_TRUE(ExportTrace(c.trace, path, ExportFormat::kChromeJson).ok());
   StatusOr<Trace> back = ImportTrace(path);
   ASSERT_TRUE(back.ok()) << back.status().message();

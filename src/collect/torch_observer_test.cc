@@ -82,8 +82,7 @@ TEST(TorchObserverTest, CppLibtorchProgramWithNoCodeChanges) {
 }
 
 TEST(TorchObserverTest, AUsersTorchProfilerStillWorks) {
-  std::string out = (TestDir("") / "user_profiler_trace.json").string();
-  std::remove(out.c_str());
+  std::string out = TestFile("user_profiler_trace.json");
   CollectOptions o = TestOptions({"/usr/bin/python3", testing::TestdataSrc("torch_with_profiler.py"), out});
   o.scope = CollectScope::kFramework;
   Collected c = RunCollect(o);
@@ -102,7 +101,7 @@ TEST(TorchObserverTest, AUsersTorchProfilerStillWorks) {
 
 TEST(TorchObserverTest, ProcessesWithoutTorchNeverLoadIt) {
   // A shell has the preload stub but neither libtorch nor the observer.
-  std::string out = (TestDir("") / "shell_maps.txt").string();
+  std::string out = TestFile("shell_maps.txt");
   CollectOptions o = TestOptions({"sh", "-c", "cat /proc/$$/maps > " + out});
   o.scope = CollectScope::kFramework;
   Collected c = RunCollect(o);

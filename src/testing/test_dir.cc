@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 class Root {
  public:
   ~Root() {
-    if (path_) internal::FinishTestDirs(::testing::UnitTest::GetInstance()->Passed());
+    if (path_) Finish(::testing::UnitTest::GetInstance()->Passed());
   }
   const fs::path& Get() {
     if (!path_) {
@@ -70,6 +70,13 @@ fs::path TestDir(std::string_view name) {
     std::abort();
   }
   return dir;
+}
+
+std::string TestFile(std::string_view name) {
+  const fs::path path = TestDir("") / name;
+  std::error_code ec;
+  fs::remove(path, ec);
+  return path.string();
 }
 
 namespace internal {

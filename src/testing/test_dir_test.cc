@@ -21,6 +21,13 @@ TEST(TestDirTest, NamesLieInTheTestsFolderAndStartEmpty) {
   EXPECT_TRUE(fs::is_empty(TestDir("a")));  // a name used again starts over
 }
 
+TEST(TestDirTest, AFileIsNamedInTheTestsFolderAndNotThereYet) {
+  const std::string f = TestFile("x.db");
+  EXPECT_EQ(fs::path(f).parent_path(), TestDir(""));
+  std::ofstream(f) << "x";
+  EXPECT_FALSE(fs::exists(TestFile("x.db")));
+}
+
 TEST(TestDirTest, ThePassRemovesTheRootAFailureKeepsIt) {
   const fs::path kept = TestDir("kept").parent_path().parent_path();
   EXPECT_FALSE(internal::FinishTestDirs(false));

@@ -36,7 +36,7 @@ TEST(ReplayEvaluatorTest, CacheSemantics) {
 // A space with the cache's parameter names but values it never holds made every proposal absent:
 // the study walked past 100,000 of them and ended with one evaluation, exit 0.
 TEST(ReplayEvaluatorTest, ASpaceWhoseValuesTheCacheNeverHoldsIsRefused) {
-  const std::string cache = (TestDir("") / "values.json").string();
+  const std::string cache = TestFile("values.json");
   std::ofstream(cache) << R"({"tune_params_keys": ["bx", "tile"], "tune_params": {"bx": [32, 64], "tile": [1, 2, 4]},
     "cache": {"32,1": {"bx": 32, "tile": 1, "time": 1.0}, "64,4": {"bx": 64, "tile": 4, "time": 2.0}}})";
   auto open = [&](const std::string& yaml) -> std::string {

@@ -16,13 +16,6 @@
 namespace cprof::tune {
 namespace {
 
-// A file `name` in the test's folder (testing/test_dir.h), not there yet.
-std::string TempPath(const std::string& name) {
-  const std::filesystem::path path = TestDir("") / name;
-  std::filesystem::remove(path);
-  return path.string();
-}
-
 TrialRecord Record(const std::string& key) {
   TrialRecord t;
   t.params = "{}";
@@ -32,7 +25,7 @@ TrialRecord Record(const std::string& key) {
 }
 
 TEST(StudyStorageTest, ReserveIsAtomicAndNumbered) {
-  for (const std::string& url : {std::string("memory"), "sqlite://" + TempPath("reserve.db")}) {
+  for (const std::string& url : {std::string("memory"), "sqlite://" + TestFile("reserve.db")}) {
     auto store = OpenStudyStorage(url);
     ASSERT_TRUE(store.ok()) << store.status().message();
     auto id = (*store)->OpenStudy("s", "fp");
@@ -72,7 +65,7 @@ TEST(StudyStorageTest, ReserveIsAtomicAndNumbered) {
 // Processes sharing a study each checked the budget against their own snapshot and then reserved:
 // three processes of two workers on a 10-trial study ran 11. The store now refuses past it.
 TEST(StudyStorageTest, ReserveRefusesPastTheBudget) {
-  for (const std::string& url : {std::string("memory"), "sqlite://" + TempPath("budget.db")}) {
+  for (const std::string& url : {std::string("memory"), "sqlite://" + TestFile("budget.db")}) {
     auto store = OpenStudyStorage(url);
     ASSERT_TRUE(store.ok()) << store.status().message();
     auto id = (*store)->OpenStudy("s", "fp");
@@ -166,7 +159,7 @@ int OpenAsNobody(const std::string& path, const std::string& expected) {
 // opened, not fail at its first trial. So must a writable file in a folder it may not write (the
 // -wal and -shm files go beside it).
 TEST(StudyStorageTest, AReadOnlyStudyFileIsRefusedWhenOpened) {
-  const std::string path = TempPath("readonly.db");
+  const std::string path = TestFile("readonly.db");
   const std::string dir = std::filesystem::path(path).parent_path().string();
   {
     auto store = OpenStudyStorage("sqlite://" + path);

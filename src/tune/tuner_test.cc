@@ -51,13 +51,6 @@ TuneOptions Options(const std::string& study, int64_t budget, uint64_t seed = 1)
   return o;
 }
 
-// A file `name` in the test's folder (testing/test_dir.h), not there yet.
-std::string TempPath(const std::string& name) {
-  const std::filesystem::path path = TestDir("") / name;
-  std::filesystem::remove(path);
-  return path.string();
-}
-
 void ExpectNoDuplicates(const TuneResult& r) {
   std::set<std::map<std::string, std::string>> seen;
   for (const TrialSummary& t : r.trials)
@@ -129,7 +122,7 @@ TEST(TunerTest, ReplayStudyMatchesTheSamplersOwnLoop) {
 
 TEST(TunerTest, SqliteStudyResumesWithoutRepeating) {
   Replay r = OpenReplay("pnpoly_RTX_3090.json.gz");
-  std::string db = "sqlite://" + TempPath("resume.db");
+  std::string db = "sqlite://" + TestFile("resume.db");
   {
     auto store = OpenStudyStorage(db);
     ASSERT_TRUE(store.ok()) << store.status().message();
@@ -157,7 +150,7 @@ TEST(TunerTest, SqliteStudyResumesWithoutRepeating) {
 // metrics, a configuration of no parameters): the study refuses it and names the trial.
 TEST(TunerTest, AStoredTrialChangedByHandIsRefused) {
   Replay r = OpenReplay("pnpoly_RTX_3090.json.gz");
-  const std::string path = TempPath("hand.db");
+  const std::string path = TestFile("hand.db");
   {
     auto store = OpenStudyStorage("sqlite://" + path);
     ASSERT_TRUE(store.ok()) << store.status().message();
@@ -187,7 +180,7 @@ TEST(TunerTest, AStoredTrialChangedByHandIsRefused) {
 
 TEST(TunerTest, TrialOfADeadWorkerIsRunAgain) {
   Replay r = OpenReplay("pnpoly_RTX_3090.json.gz");
-  std::string db = TempPath("dead.db");
+  std::string db = TestFile("dead.db");
   auto store = OpenStudyStorage(db);
   ASSERT_TRUE(store.ok());
   TuneOptions opt = Options("dead", 5);
@@ -262,7 +255,7 @@ TEST(TunerTest, ASpentBudgetWaitsForTrialsRunningElsewhere) {
 
 TEST(TunerTest, TwoWorkersOnOneSqliteStudy) {
   Replay r = OpenReplay("convolution_RTX_3090.json.gz");
-  std::string db = "sqlite:///" + TempPath("two.db");
+  std::string db = "sqlite:///" + TestFile("two.db");
   // Two independent "processes" (own connections, own samplers), two worker threads each.
   auto work = [&](uint64_t seed) {
     auto store = OpenStudyStorage(db);
