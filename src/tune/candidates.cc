@@ -77,10 +77,12 @@ std::vector<Config> CandidatePool(const SearchSpace& space, const History& histo
     size_t left = all->size() > history.size() ? all->size() - history.size() : 0;
     if (left <= 2 * n_random) {
       std::vector<size_t> unseen = AllUnseen(keys, history);
-      if (unseen.size() > n_random) {  // partial Fisher-Yates: n_random distinct, uniformly
-        for (size_t i = 0; i < n_random; ++i) std::swap(unseen[i], unseen[i + rng.Index(unseen.size() - i)]);
-        unseen.resize(n_random);
-      }
+      // Fisher-Yates, partial when more are left than asked for: n_random distinct, uniformly, in
+      // random order (in the enumeration's order a sampler that takes the pool's first, as the
+      // design's first point does, took the same corner in every study of a small space).
+      const size_t take = std::min(n_random, unseen.size());
+      for (size_t i = 0; i < take; ++i) std::swap(unseen[i], unseen[i + rng.Index(unseen.size() - i)]);
+      unseen.resize(take);
       for (size_t i : unseen) add((*all)[i], keys[i]);
     } else {
       const bool log_scale = HasLogScale(space);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -194,6 +195,23 @@ TEST(SamplerTest, RankingWalksPastWhatTheStudyHasSeen) {
   EXPECT_EQ(space.Key(*r.Next(space, h)), space.Key(all[0]));
   EXPECT_EQ(space.Key(*r.Next(space, h)), space.Key(all[2]));  // all[1] was found not to exist
   EXPECT_FALSE(r.Next(space, h).has_value());
+}
+
+// A pool of a space smaller than it asks for holds every configuration in random order: the
+// design takes a pool's first as its first point, and in the enumeration's order that was the same
+// corner (the first value of every parameter) in every study.
+TEST(SamplerTest, PoolOfASmallSpaceIsInRandomOrder) {
+  SearchSpace space = Space(kMixed);
+  const size_t size = space.Enumerated()->size();
+  std::map<std::string, int> first;
+  for (uint64_t seed = 0; seed < 400; ++seed) {
+    Rng rng(seed);
+    std::vector<Config> pool = CandidatePool(space, History(), rng, 4 * size, {});
+    ASSERT_EQ(pool.size(), size);
+    ++first[space.Key(pool.front())];
+  }
+  EXPECT_GT(first.size(), size / 2);  // 400 draws over its 120 configurations
+  for (const auto& [key, n] : first) EXPECT_LT(n, 20) << key;
 }
 
 TEST(SamplerTest, HistoryIndexesTheTrialsThatExist) {
