@@ -282,12 +282,17 @@ int main(int argc, char** argv) {
         double score = exhaustive[b] ? NAN : (frac - random_expected[b]) / (1.0 - random_expected[b]);
         // The same score on the time scale: (E[random best] - mean best) / (E[random best] - optimum).
         double mean_time = found ? tsum / static_cast<double>(found) : INFINITY;
-        double tscore = exhaustive[b] ? NAN : (random_time[b] - mean_time) / (random_time[b] - sc->optimum);
+        // No room on the time scale either where random search's expected best is the optimum
+        // (one valid configuration): no tscore.
+        const double t_room = random_time[b] - sc->optimum;
+        double tscore = exhaustive[b] || !(t_room > 0) ? NAN : (random_time[b] - mean_time) / t_room;
         fracs.push_back(frac);
         scores.push_back(score);
         time_scores.push_back(tscore);
         if (exhaustive[b])
           std::printf("  %.3f     -     -  ", frac);
+        else if (std::isnan(tscore))
+          std::printf("  %.3f %5.2f     -  ", frac, score);
         else
           std::printf("  %.3f %5.2f %5.2f  ", frac, score, tscore);
         if (label == "auto") {
@@ -352,7 +357,7 @@ int main(int argc, char** argv) {
           continue;
         }
         if (low == budgets.size() || auto_scores[b] < auto_scores[low]) low = b;
-        low_t = std::min(low_t, auto_tscores[b]);
+        if (!std::isnan(auto_tscores[b])) low_t = std::min(low_t, auto_tscores[b]);
       }
       const bool score_met = exhaustive_met && (low == budgets.size() || auto_scores[low] >= 0.5);
       const auto at200 = std::find(budgets.begin(), budgets.end(), 200);
@@ -360,9 +365,12 @@ int main(int argc, char** argv) {
       std::printf("target (auto): score >= 0.5 at every budget %s", score_met ? "met" : "NOT met");
       // The lowest tscore too: the methodology's own standardization (docs/tune.md), for whoever
       // reads the target on that scale.
-      if (low < budgets.size())
-        std::printf(" (lowest %.2f +- %.2f at %d; lowest tscore %.2f)", auto_scores[low], auto_score_se[low],
-                    budgets[low], low_t);
+      if (low < budgets.size()) {
+        char t[32] = "-";
+        if (std::isfinite(low_t)) std::snprintf(t, sizeof t, "%.2f", low_t);
+        std::printf(" (lowest %.2f +- %.2f at %d; lowest tscore %s)", auto_scores[low], auto_score_se[low],
+                    budgets[low], t);
+      }
       if (any_exhaustive)
         std::printf("; at budgets of %.0f or more, every configuration, the optimum %s", present,
                     exhaustive_met ? "found in every study" : "NOT found in every study");
@@ -373,7 +381,8 @@ int main(int argc, char** argv) {
       js["target"] = {{"met", score_met && frac_met}};
       if (low < budgets.size())
         js["target"].update({{"lowest_score", auto_scores[low]}, {"lowest_score_se", auto_score_se[low]},
-                             {"at_budget", budgets[low]}, {"lowest_time_score", low_t}});
+                             {"at_budget", budgets[low]}});
+      if (std::isfinite(low_t)) js["target"]["lowest_time_score"] = low_t;
       (score_met && frac_met ? met : missed).push_back(sc->name);
     }
     out["spaces"][sc->name] = js;
