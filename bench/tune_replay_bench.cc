@@ -65,7 +65,7 @@ RandomExpectation RandomExpected(std::vector<double> valid, size_t failed, int b
   std::sort(valid.begin(), valid.end());
   const double n = static_cast<double>(valid.size() + failed);
   auto log_none = [&](double k) {  // log P(none of k specific configs among B draws)
-    if (k == 0) return 0.0;  // certain, also when B >= N (it was 0, and random search scored 0)
+    if (k == 0) return 0.0;  // none of no configurations: certain, also when B >= N
     if (n - k < budget) return -HUGE_VAL;
     return std::lgamma(n - k + 1) - std::lgamma(n - k - budget + 1) - std::lgamma(n + 1) + std::lgamma(n - budget + 1);
   };

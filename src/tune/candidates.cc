@@ -78,8 +78,8 @@ std::vector<Config> CandidatePool(const SearchSpace& space, const History& histo
     if (left <= 2 * n_random) {
       std::vector<size_t> unseen = AllUnseen(keys, history);
       // Fisher-Yates, partial when more are left than asked for: n_random distinct, uniformly, in
-      // random order (in the enumeration's order a sampler that takes the pool's first, as the
-      // design's first point does, took the same corner in every study of a small space).
+      // random order, also when all are taken: a sampler that takes the pool's first (the design's
+      // first point) must not start every study of a small space at the enumeration's first corner.
       const size_t take = std::min(n_random, unseen.size());
       for (size_t i = 0; i < take; ++i) std::swap(unseen[i], unseen[i + rng.Index(unseen.size() - i)]);
       unseen.resize(take);
