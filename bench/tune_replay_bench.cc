@@ -81,6 +81,13 @@ RandomExpectation RandomExpected(std::vector<double> valid, size_t failed, int b
   return e;
 }
 
+// A score in the table's 5 columns; `-` where it is not defined.
+std::string Cell(double score) {
+  char out[32] = "    -";
+  if (!std::isnan(score)) std::snprintf(out, sizeof out, "%5.2f", score);
+  return out;
+}
+
 // --noise CV: each measurement is the cache's time times exp(CV * a standard normal draw), as on
 // a noisy machine; a study's result is then the true time of the configuration it measured best.
 double g_noise = 0;
@@ -285,16 +292,11 @@ int main(int argc, char** argv) {
         // No room on the time scale either where random search's expected best is the optimum
         // (one valid configuration): no tscore.
         const double t_room = random_time[b] - sc->optimum;
-        double tscore = exhaustive[b] || !(t_room > 0) ? NAN : (random_time[b] - mean_time) / t_room;
+        double tscore = !(t_room > 0) ? NAN : (random_time[b] - mean_time) / t_room;
         fracs.push_back(frac);
         scores.push_back(score);
         time_scores.push_back(tscore);
-        if (exhaustive[b])
-          std::printf("  %.3f     -     -  ", frac);
-        else if (std::isnan(tscore))
-          std::printf("  %.3f %5.2f     -  ", frac, score);
-        else
-          std::printf("  %.3f %5.2f %5.2f  ", frac, score, tscore);
+        std::printf("  %.3f %s %s  ", frac, Cell(score).c_str(), Cell(tscore).c_str());
         if (label == "auto") {
           double ss = 0;  // the score's standard error, from the spread of frac over seeds
           for (const auto& run : best_by_seed) {
