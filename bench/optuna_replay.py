@@ -2,7 +2,10 @@
 """Optuna's TPE on replayed Kernel Tuner spaces: the reference for bench/tune_replay_bench.
 
 Same semantics as cann-profiler's replay evaluator (src/tune/replay_evaluator.h):
-  - the objective of a configuration is the mean of its `times` (some files overwrote `time`);
+  - the objective of a configuration is the mean of its `times` (some files overwrote `time`), or
+    where the file names another `objective` ("GFLOP/s") the record's value of it; one where
+    higher is better (the file's `objective_higher_is_better`, else Kernel Tuner's default for the
+    name) is minimized as its inverse, the cost tune_replay_bench scores;
   - a configuration absent from the cache violates a hidden constraint: told as FAIL, costs no
     evaluation;
   - a record whose `time` is an error string (or 1e20, NaN or negative, as older Kernel Tuner
@@ -86,26 +89,63 @@ def is_cache(path):
     return isinstance(doc, dict) and isinstance(doc.get("tune_params"), dict) and isinstance(doc.get("cache"), dict)
 
 
+# Kernel Tuner's directions for the objectives it knows (kernel_tuner/integration.py), as
+# kernel_tuner_cache.cc's HigherIsBetter.
+HIGHER_IS_BETTER = {"time": False, "energy": False, "GFLOP/s": True, "TFLOP/s": True, "GB/s": True, "TB/s": True,
+                    "GFLOPS/W": True, "TFLOPS/W": True, "GFLOP/J": True, "TFLOP/J": True}
+
+
+def direction(doc):
+    """(objective name, higher is better or None where neither the file nor the name says)."""
+    objective = doc.get("objective") or "time"
+    higher = doc.get("objective_higher_is_better")
+    return objective, higher if isinstance(higher, bool) else HIGHER_IS_BETTER.get(objective)
+
+
+def measurement(rec, objective):
+    """A record's value of the objective, None when it failed."""
+    t = rec.get("time")
+    if objective != "time":
+        if isinstance(t, str) or (isinstance(t, (int, float)) and t >= 1e20):
+            return None
+        v = rec.get(objective)
+        return float(v) if isinstance(v, (int, float)) and v == v and abs(v) != float("inf") else None
+    times = [x for x in rec.get("times") or [] if isinstance(x, (int, float))]
+    if isinstance(t, str) or (isinstance(t, (int, float)) and not 0 <= t < 1e20):
+        # failed: costs one evaluation. Older Kernel Tuner versions marked it with a time of
+        # 1e20; NaN and negative times are no measurement either.
+        return None
+    if times:
+        return statistics.fmean(times)
+    return float(t) if isinstance(t, (int, float)) else None
+
+
 def load(path):
+    """Parameter lists and {configuration: cost or None (failed)}; the cost is the objective, or its
+    inverse where higher is better."""
     doc = read_doc(path)
     keys = doc.get("tune_params_keys") or list(doc["tune_params"].keys())
     params = [(k, doc["tune_params"][k]) for k in keys]
+    objective, higher = direction(doc)
     table = {}
     for rec in doc["cache"].values():
-        key = tuple(rec[k] for k in keys)
-        t = rec.get("time")
-        times = [x for x in rec.get("times") or [] if isinstance(x, (int, float))]
-        if isinstance(t, str) or (isinstance(t, (int, float)) and not 0 <= t < 1e20):
-            # failed: costs one evaluation. Older Kernel Tuner versions marked it with a time of
-            # 1e20; NaN and negative times are no measurement either.
-            table[key] = None
-        elif times:
-            table[key] = statistics.fmean(times)
-        elif isinstance(t, (int, float)):
-            table[key] = float(t)
-        else:
-            table[key] = None
+        v = measurement(rec, objective)
+        table[tuple(rec[k] for k in keys)] = None if v is None else (1.0 / v if higher and v > 0 else v)
     return params, table
+
+
+def unscorable(path):
+    """Why tune_replay_bench would skip this cache, or None."""
+    doc = read_doc(path)
+    objective, higher = direction(doc)
+    if higher is None:
+        return "its objective '%s' has no known direction (the file has no objective_higher_is_better)" % objective
+    values = [v for v in (measurement(r, objective) for r in doc["cache"].values()) if v is not None]
+    if not values:
+        return "it holds no valid measurement"
+    if min(values) <= 0:
+        return "a '%s' of %g: the fraction of the optimum needs values above 0" % (objective, min(values))
+    return None
 
 
 def run_seed(args):
@@ -191,6 +231,11 @@ def main():
             # skips both too (and exits 2 for the second).
             sys.stderr.write("optuna_replay: skipped: %s is not a Kernel Tuner cache or T4 results file\n" % path)
             unreadable += path.endswith(".gz")
+            continue
+        why = unscorable(path)
+        if why:
+            sys.stderr.write("optuna_replay: skipped: %s: %s\n" % (path, why))
+            unreadable += 1
             continue
         jobs = [(path, seed, budgets, a.asks_per_evaluation) for seed in range(a.seeds)]
         if a.jobs > 1:

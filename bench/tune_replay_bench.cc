@@ -9,7 +9,8 @@
 // fraction of the optimum reached, frac = opt / best_found (0 when nothing valid was found);
 // random's expectation of the same quantity, computed exactly; and the methodology score
 //   score  = (frac - random) / (1 - random)    (1 = always the optimum, 0 = no better than random),
-// also on the time scale: tscore = (E[random best time] - mean best time) / (E[random best] - opt).
+// also on the time scale: tscore = (E[random best time] - mean best time) / (E[random best] - opt)
+// (a cache whose objective is higher-better, GFLOP/s, is scored on its inverse, the time of the work).
 // Semantics, shared with optuna_replay.py: configurations absent from the cache cost nothing,
 // failed ones cost one evaluation, duplicates are never proposed (and would cost nothing). Each
 // budget is a separate study (the sampler is told its budget, as `tune --budget B` tells it).
@@ -97,7 +98,12 @@ struct SpaceCase {
   std::string path;
   SpaceFile file;
   std::unique_ptr<ReplayEvaluator> replay;
-  double optimum = 0;
+  // Scores are taken on a cost, lower better: the cache's objective, or its inverse where higher is
+  // better (GFLOP/s: the inverse is the time of a fixed amount of work, so frac stays opt / best).
+  bool maximize = false;
+  std::vector<double> costs;  // of every valid record
+  double optimum = 0;         // the lowest cost
+  double Cost(double value) const { return maximize ? 1.0 / value : value; }
 };
 
 // Best objective of one study of `budget` evaluations, for one sampler and seed. Each budget is a
@@ -125,10 +131,11 @@ double RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t see
     o.state = r.state;
     absent_in_a_row = r.state == TrialState::kInfeasible ? absent_in_a_row + 1 : 0;
     if (r.state == TrialState::kComplete) {
-      const double truth = r.metrics.at("time");
+      const double truth = r.metrics.at(sc.replay->metric());
       Rng noise_rng(seed * 0x9e3779b97f4a7c15ULL + h.size() + 1);
-      o.y = g_noise > 0 ? truth * std::exp(g_noise * noise_rng.Normal()) : truth;
-      if (o.y < best_seen) best_seen = o.y, best = truth;
+      const double measured = g_noise > 0 ? truth * std::exp(g_noise * noise_rng.Normal()) : truth;
+      o.y = sc.maximize ? -measured : measured;  // as `tune` minimizes a maximized objective
+      if (o.y < best_seen) best_seen = o.y, best = sc.Cost(truth);
     }
     h.Add(std::move(o));
   }
@@ -137,7 +144,7 @@ double RunOne(const SpaceCase& sc, const std::string& sampler_name, uint64_t see
     std::string line = sc.name + " " + sampler_name + " B=" + std::to_string(budget) + " seed " + std::to_string(seed) + ":";
     for (const Observation& o : h.all())
       if (o.state != TrialState::kInfeasible) {
-        line += " " + std::to_string(sc.optimum / o.y).substr(0, 4);
+        line += " " + std::to_string(sc.optimum / sc.Cost(sc.maximize ? -o.y : o.y)).substr(0, 4);
         if (trace_keys) line += "[" + sc.file.space.Key(o.config) + "]\n";
       }
     size_t nonexistent = 0;
@@ -233,8 +240,27 @@ int main(int argc, char** argv) {
       ++unreadable;
       continue;
     }
+    if (!(*r)->higher_is_better()) {
+      std::fprintf(stderr,
+                   "tune_replay_bench: skipped: %s: its objective '%s' has no known direction (the file has no "
+                   "objective_higher_is_better)\n",
+                   sc->path.c_str(), (*r)->metric().c_str());
+      ++unreadable;
+      continue;
+    }
+    // The fraction of the optimum, opt / best, is a ratio: it needs values of one sign, above 0.
+    const std::vector<double>& values = (*r)->valid_objectives();
+    if (const auto low = std::min_element(values.begin(), values.end()); !(*low > 0)) {
+      std::fprintf(stderr,
+                   "tune_replay_bench: skipped: %s: a '%s' of %g: the fraction of the optimum needs values above 0\n",
+                   sc->path.c_str(), (*r)->metric().c_str(), *low);
+      ++unreadable;
+      continue;
+    }
     sc->replay = std::move(r).value();
-    sc->optimum = *std::min_element(sc->replay->valid_objectives().begin(), sc->replay->valid_objectives().end());
+    sc->maximize = *sc->replay->higher_is_better();
+    for (double v : values) sc->costs.push_back(sc->Cost(v));
+    sc->optimum = *std::min_element(sc->costs.begin(), sc->costs.end());
     cases.push_back(std::move(sc));
   }
 
@@ -247,18 +273,19 @@ int main(int argc, char** argv) {
   nlohmann::json out = {{"schema_version", 1}, {"seeds", seeds}, {"budgets", budgets}, {"spaces", nlohmann::json::object()}};
   std::vector<std::string> met, missed;  // spaces where auto meets the target, and not
   for (const auto& sc : cases) {
-    std::printf("\n%s: %zu valid + %zu failed configurations of %.0f; optimum %.4f ms\n", sc->name.c_str(),
-                sc->replay->valid_objectives().size(), sc->replay->failed_count(),
-                sc->file.space.CartesianSize().value_or(0), sc->optimum);
+    std::printf("\n%s: %zu valid + %zu failed configurations of %.0f; optimum %.4f %s\n", sc->name.c_str(),
+                sc->costs.size(), sc->replay->failed_count(), sc->file.space.CartesianSize().value_or(0),
+                sc->Cost(sc->optimum),
+                sc->replay->metric() == "time" ? "ms" : (sc->replay->metric() + (sc->maximize ? " (max)" : " (min)")).c_str());
     std::vector<double> random_expected, random_time;
     // A budget of at least every present configuration: random search is certain to find the
     // optimum, and the score, (frac - R) / (1 - R), is 0 / 0. It has no score there; the target
     // asks the strategy to find the optimum in every study instead.
-    const double present = static_cast<double>(sc->replay->valid_objectives().size() + sc->replay->failed_count());
+    const double present = static_cast<double>(sc->costs.size() + sc->replay->failed_count());
     std::vector<bool> exhaustive;
     for (int b : budgets) {
       exhaustive.push_back(b >= present);
-      RandomExpectation e = RandomExpected(sc->replay->valid_objectives(), sc->replay->failed_count(), b);
+      RandomExpectation e = RandomExpected(sc->costs, sc->replay->failed_count(), b);
       random_expected.push_back(e.fraction);
       random_time.push_back(e.time);
     }

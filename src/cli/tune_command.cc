@@ -312,21 +312,34 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     return InvalidInput("{}: no configuration satisfies the constraints (none of 20,000 random draws did){}",
                         space_origin, ConstraintFailure(space));
 
+  std::unique_ptr<ReplayEvaluator> replay;
+  if (!o.replay.empty()) {
+    ASSIGN_OR_RETURN(replay, ReplayEvaluator::Open(o.replay, space, o.replay_noise));
+  }
   TuneOptions topt;
-  ASSIGN_OR_RETURN(topt.objectives, ParseObjectives(o.objective, o.replay.empty() ? "" : ReplayEvaluator::kMetric));
+  ASSIGN_OR_RETURN(topt.objectives, ParseObjectives(o.objective, replay ? replay->metric() : ""));
+  // A replay reports the cache's objective, in the direction the file or Kernel Tuner's default
+  // for its name gives; --objective may name it, and must for a metric of no known direction.
+  if (replay && o.objective.empty()) {
+    if (!replay->higher_is_better())
+      return InvalidInput(
+          "{}: the cache's objective '{}' has no known direction (the file has no objective_higher_is_better): "
+          "give --objective '{}:min' or '{}:max'",
+          o.replay, replay->metric(), replay->metric(), replay->metric());
+    topt.objectives[0].maximize = *replay->higher_is_better();
+  }
   std::vector<TraceObjective> traced;  // objectives read from a trace of each trial
   for (const ObjectiveSpec& obj : topt.objectives) {
     ASSIGN_OR_RETURN(std::optional<TraceObjective> t, ParseTraceObjective(obj.name));
-    if (!o.replay.empty() && obj.name != ReplayEvaluator::kMetric)
-      return InvalidInput("--objective '{}': a replay reports one metric, '{}' (the cache's time)", obj.name,
-                          ReplayEvaluator::kMetric);
+    if (replay && obj.name != replay->metric())
+      return InvalidInput("--objective '{}': a replay reports one metric, '{}' (the cache's objective)", obj.name,
+                          replay->metric());
     if (t) traced.push_back(std::move(*t));
   }
 
   std::unique_ptr<Evaluator> evaluator;
   std::string identity;  // what makes this study this study (beyond space and objectives)
-  if (!o.replay.empty()) {
-    ASSIGN_OR_RETURN(auto replay, ReplayEvaluator::Open(o.replay, space, o.replay_noise));
+  if (replay) {
     evaluator = std::move(replay);
     identity = "replay:" + std::filesystem::absolute(o.replay).string() + (o.replay_noise ? ":noise" : "");
   } else {
@@ -519,7 +532,7 @@ Command AddTuneCommand(CLI::App& root) {
                   "metric(s) to optimize: \"latency_ms:min\" or \"latency_ms:min,mem_mb:min\" (a Pareto front), "
                   "printed by the command; with parentheses, read from a trace of each trial: \"p99(step):min\", "
                   "\"mean(decode)\", \"throughput(step):max\", \"mem_peak(run)\"; default: the only metric the "
-                  "command reports (\"time\" with --replay)");
+                  "command reports (with --replay the cache's objective, \"time\" in most)");
   cmd->add_option("--budget", o->budget, "evaluations in the whole study, failed ones included (default 100)");
   cmd->add_option(
       "--time", o->time,

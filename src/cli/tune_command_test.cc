@@ -122,6 +122,48 @@ TEST(TuneCommandTest, ReplayOfAFileThatIsNotJsonSaysWhere) {
       << r.err;
 }
 
+// A cache whose objective is a rate: the replay reports it under its name and maximizes it, as
+// Kernel Tuner does for GFLOP/s; an objective of no known direction must be given one.
+TEST(TuneCommandTest, ReplayMaximizesACacheOfARate) {
+  fs::path dir = TestDir("replay_rate");
+  nlohmann::json cache = {{"tune_params_keys", {"bx", "tile"}},
+                          {"tune_params", {{"bx", {16, 32, 64, 128}}, {"tile", {1, 2, 4}}}},
+                          {"objective", "GFLOP/s"},
+                          {"cache", nlohmann::json::object()}};
+  auto records = [&](const std::string& metric) {
+    cache["objective"] = metric;
+    for (int bx : {16, 32, 64, 128})
+      for (int tile : {1, 2, 4})  // fastest at bx 64, tile 2: 600 GFLOP/s
+        cache["cache"][std::to_string(bx) + "," + std::to_string(tile)] = {
+            {"bx", bx}, {"tile", tile}, {"time", 1.0}, {metric, 600.0 - std::abs(bx - 64) - 50.0 * std::abs(tile - 2)}};
+    return cache.dump();
+  };
+  std::ofstream(dir / "rate.json") << records("GFLOP/s");
+  ProcessResult r = Tune({"--replay", (dir / "rate.json").string(), "--budget", "12", "--seed", "1", "--json",
+                          "--quiet", "--report", ""});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = LastJsonLine(r.out);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_DOUBLE_EQ(j["best_value"].get<double>(), 600.0);  // all 12 measured: the highest, not the lowest
+  EXPECT_EQ(j["best_params"]["bx"], 64);
+  std::ofstream(dir / "score.json") << records("score");
+  r = Tune({"--replay", (dir / "score.json").string(), "--budget", "2", "--quiet"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("score.json: the cache's objective 'score' has no known direction (the file has no "
+                       "objective_higher_is_better): give --objective 'score:min' or 'score:max'"),
+            std::string::npos)
+      << r.err;
+  r = Tune({"--replay", (dir / "score.json").string(), "--budget", "12", "--seed", "1", "--objective", "score:min",
+            "--json", "--quiet", "--report", ""});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_DOUBLE_EQ(LastJsonLine(r.out)["best_value"].get<double>(), 436.0);  // bx 128, tile 4: 600 - 64 - 100
+  r = Tune({"--replay", (dir / "score.json").string(), "--budget", "2", "--objective", "time", "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--objective 'time': a replay reports one metric, 'score' (the cache's objective)"),
+            std::string::npos)
+      << r.err;
+}
+
 // Several objectives: the terminal and --json gave the Pareto front, the report did not.
 TEST(TuneCommandTest, ReportShowsTheParetoFrontOfSeveralObjectives) {
   fs::path dir = TestDir("pareto_report");

@@ -126,6 +126,26 @@ void SetMeasurement(const json& time, const json& times, KernelTunerRecord& r) {
   }
 }
 
+// A record's measurement of an objective other than time: the number under its own key. Kernel
+// Tuner writes an error string in `time` (and, in some versions, in the objective too) for a
+// configuration that failed; a rate or a score may be 0 or negative, so only a non-finite number
+// is no measurement.
+void SetMetricMeasurement(const json& rec, const std::string& objective, KernelTunerRecord& r) {
+  const json& time = rec.contains("time") ? rec["time"] : json();
+  const json& value = rec.contains(objective) ? rec[objective] : json();
+  if (time.is_string()) {
+    r.error = time.get<std::string>().empty() ? "InvalidConfig" : time.get<std::string>();
+  } else if (time.is_number() && time.get<double>() >= kErrorTime) {
+    r.error = fmt::format("InvalidConfig (time {})", time.get<double>());
+  } else if (value.is_string()) {
+    r.error = value.get<std::string>().empty() ? "InvalidConfig" : value.get<std::string>();
+  } else if (value.is_number() && std::isfinite(value.get<double>())) {
+    r.objective = value.get<double>();
+  } else {
+    r.error = fmt::format("no measurement of '{}'", objective);
+  }
+}
+
 // A T4 results file (Kernel Tuner's `store_output_file`: {"results": [{"configuration": {...},
 // "times": {"runtimes": [...]}, "measurements": [{"name": "time", "value": t}], "invalidity":
 // "correct" | "compile" | "runtime" | "timeout" | "correctness" | "constraints"}]}) read as a
@@ -217,6 +237,16 @@ StatusOr<SpaceFile> SpaceFromT4(const json& j, const std::string& origin) {
 
 }  // namespace
 
+std::optional<bool> HigherIsBetter(std::string_view objective) {
+  // Kernel Tuner's objective_default_map (kernel_tuner/integration.py).
+  static constexpr std::pair<std::string_view, bool> kKnown[] = {
+      {"time", false},    {"energy", false},  {"GFLOP/s", true},  {"TFLOP/s", true},  {"GB/s", true},
+      {"TB/s", true},     {"GFLOPS/W", true}, {"TFLOPS/W", true}, {"GFLOP/J", true},  {"TFLOP/J", true}};
+  for (const auto& [name, higher] : kKnown)
+    if (name == objective) return higher;
+  return std::nullopt;
+}
+
 StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const std::string& origin,
                                                  bool with_records) {
   ASSIGN_OR_RETURN(json j, ParseJson(text, origin));
@@ -252,6 +282,15 @@ StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const st
       }
   }
   if (!with_records) return out;
+  if (j.contains("objective") && !j["objective"].is_null()) {
+    if (!j["objective"].is_string() || j["objective"].get<std::string>().empty())
+      return InvalidInput("{}: 'objective' must name one metric (a string), not {}", origin, j["objective"].dump());
+    out.objective = j["objective"].get<std::string>();
+  }
+  if (j.contains("objective_higher_is_better") && j["objective_higher_is_better"].is_boolean())
+    out.higher_is_better = j["objective_higher_is_better"].get<bool>();
+  else
+    out.higher_is_better = HigherIsBetter(out.objective);
   if (!j.contains("cache") || !j["cache"].is_object()) return InvalidInput("{}: no 'cache' records", origin);
   out.records.reserve(j["cache"].size());
   for (const auto& [key, rec] : j["cache"].items()) {
@@ -263,8 +302,10 @@ StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const st
       if (!v) return InvalidInput("{}: cache['{}'] lacks parameter '{}'", origin, key, k);
       r.values.push_back(*v);
     }
-    const json& time = rec.contains("time") ? rec["time"] : json();
-    SetMeasurement(time, rec.contains("times") ? rec["times"] : json(), r);
+    if (out.objective == "time")
+      SetMeasurement(rec.contains("time") ? rec["time"] : json(), rec.contains("times") ? rec["times"] : json(), r);
+    else
+      SetMetricMeasurement(rec, out.objective, r);
     out.records.push_back(std::move(r));
   }
   return out;

@@ -44,6 +44,44 @@ TEST(KernelTunerCacheTest, OldErrorMarksAndNonFiniteTokensAreFailures) {
   EXPECT_EQ(by_bx[512]->error, "RuntimeFailedConfig");
 }
 
+// A cache whose `objective` is another metric: each record's value is read from that key (a
+// rate may be 0), a failure still from an error string in `time`, and the direction from the file
+// or Kernel Tuner's default for the name. Before, every record without a number in `time` failed.
+TEST(KernelTunerCacheTest, TheFilesObjectiveNamesTheValueAndItsDirection) {
+  constexpr const char* kRates = R"({"tune_params_keys": ["bx"], "tune_params": {"bx": [16, 32, 64, 128]},
+    "objective": "GFLOP/s", "cache": {
+     "16": {"bx": 16, "time": 4.0, "times": [4.0], "GFLOP/s": 250.0},
+     "32": {"bx": 32, "time": "CompilationFailedConfig", "GFLOP/s": "CompilationFailedConfig"},
+     "64": {"bx": 64, "time": 9.0, "GFLOP/s": 0},
+     "128": {"bx": 128, "time": 2.0}}})";
+  auto c = ParseKernelTunerCache(kRates, "rates.json", true);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->objective, "GFLOP/s");
+  EXPECT_EQ(c->higher_is_better, std::optional<bool>(true));
+  ASSERT_EQ(c->records.size(), 4u);
+  std::map<int64_t, const KernelTunerRecord*> by_bx;
+  for (const KernelTunerRecord& r : c->records) by_bx[std::get<int64_t>(r.values[0])] = &r;
+  EXPECT_DOUBLE_EQ(*by_bx[16]->objective, 250.0);  // not the time
+  EXPECT_EQ(by_bx[32]->error, "CompilationFailedConfig");
+  EXPECT_DOUBLE_EQ(*by_bx[64]->objective, 0.0);
+  EXPECT_EQ(by_bx[128]->error, "no measurement of 'GFLOP/s'");
+  // The file's own direction wins; an unknown name without one has none; time is the default.
+  auto score = ParseKernelTunerCache(R"({"tune_params": {"m": ["a"]}, "objective": "score",
+    "objective_higher_is_better": true, "cache": {"a": {"m": "a", "score": -0.3}}})", "s.json", true);
+  ASSERT_TRUE(score.ok()) << score.status().message();
+  EXPECT_EQ(score->higher_is_better, std::optional<bool>(true));
+  EXPECT_DOUBLE_EQ(*score->records[0].objective, -0.3);  // a score may be negative
+  auto unknown = ParseKernelTunerCache(R"({"tune_params": {"m": ["a"]}, "objective": "score",
+    "cache": {"a": {"m": "a", "score": 1}}})", "u.json", true);
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_FALSE(unknown->higher_is_better.has_value());
+  EXPECT_EQ(ParseKernelTunerCache(kCache, "old.json", true)->higher_is_better, std::optional<bool>(false));
+  auto listed = ParseKernelTunerCache(R"({"tune_params": {"m": ["a"]}, "objective": ["time", "energy"],
+    "cache": {}})", "l.json", true);
+  ASSERT_FALSE(listed.ok());
+  EXPECT_EQ(listed.status().message(), "l.json: 'objective' must name one metric (a string), not [\"time\",\"energy\"]");
+}
+
 TEST(KernelTunerCacheTest, BrokenJsonStillSaysWhere) {
   auto c = ParseKernelTunerCache("{\"tune_params\": {\"bx\": [1, 2]}, \"cache\": {\"1\": NaNa}}", "bad.json", true);
   ASSERT_FALSE(c.ok());

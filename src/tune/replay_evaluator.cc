@@ -12,6 +12,8 @@ StatusOr<std::unique_ptr<ReplayEvaluator>> ReplayEvaluator::Open(const std::stri
   ASSIGN_OR_RETURN(KernelTunerCache cache, ReadKernelTunerCache(path, /*with_records=*/true));
   auto out = std::unique_ptr<ReplayEvaluator>(new ReplayEvaluator());
   out->noise_ = noise;
+  out->metric_ = cache.objective;
+  out->higher_is_better_ = cache.higher_is_better;
   for (const auto& [name, values] : cache.tune_params) {
     if (!space.IndexOf(name)) return InvalidInput("{}: the space has no parameter '{}'", path, name);
     out->names_.push_back(name);
@@ -87,7 +89,7 @@ EvalResult ReplayEvaluator::Evaluate(const std::map<std::string, std::string>& p
     return r;
   }
   r.state = TrialState::kComplete;
-  r.metrics[kMetric] = (noise_ && !e.times.empty()) ? e.times[rng.Index(e.times.size())] : e.mean;
+  r.metrics[metric_] = (noise_ && !e.times.empty()) ? e.times[rng.Index(e.times.size())] : e.mean;
   return r;
 }
 

@@ -2,15 +2,17 @@
 // makes sampler benchmarks exact and free. The only reader of a cache file's records.
 //
 //   ASSIGN_OR_RETURN(auto replay, ReplayEvaluator::Open("gemm.json.gz", space, /*noise=*/false));
-//   EvalResult r = replay->Evaluate(space.Named(c), rng);   // metrics["time"], ms
+//   EvalResult r = replay->Evaluate(space.Named(c), rng);   // metrics[replay->metric()], "time" in ms
 //
 // Semantics (shared with bench/optuna_replay.py): a configuration absent from the cache violates
 // the space's hidden constraints -> kInfeasible (costs no evaluation); a record with an error
-// string -> kFailed with that reason (costs one); otherwise kComplete with `time` = the mean of
-// `times` (or, with noise, one of `times` drawn at random).
+// string -> kFailed with that reason (costs one); otherwise kComplete with the cache's objective:
+// `time` = the mean of `times` (or, with noise, one of `times` drawn at random), another metric
+// (the file's `objective`, "GFLOP/s") its recorded value.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -28,8 +30,10 @@ class ReplayEvaluator final : public Evaluator {
                                                          bool noise);
 
   EvalResult Evaluate(const std::map<std::string, std::string>& params, Rng& rng) override;
-  // The one metric a replay reports: the cache's time (ms).
-  static constexpr const char* kMetric = "time";
+  // The one metric a replay reports: the cache's objective ("time", ms, unless the file names
+  // another), and whether higher is better (nullopt: neither the file nor the name says).
+  const std::string& metric() const { return metric_; }
+  std::optional<bool> higher_is_better() const { return higher_is_better_; }
 
   // For benchmarks: the objectives of every valid record, and the number of failed records.
   const std::vector<double>& valid_objectives() const { return valid_; }
@@ -41,6 +45,8 @@ class ReplayEvaluator final : public Evaluator {
     std::vector<double> times;
     std::string error;  // non-empty: failed
   };
+  std::string metric_ = "time";
+  std::optional<bool> higher_is_better_ = false;
   std::vector<std::string> names_;  // the cache's parameter order
   std::unordered_map<std::string, Entry> entries_;  // key in names_ order -> record
   std::vector<double> valid_;

@@ -12,6 +12,7 @@
 
 #include "tune/candidates.h"
 #include "tune/space_file.h"
+#include "tune/surrogate_data.h"
 
 namespace cprof::tune {
 namespace {
@@ -212,6 +213,29 @@ TEST(SamplerTest, PoolOfASmallSpaceIsInRandomOrder) {
   }
   EXPECT_GT(first.size(), size / 2);  // 400 draws over its 120 configurations
   for (const auto& [key, n] : first) EXPECT_LT(n, 20) << key;
+}
+
+// A maximized rate reaches the samplers negated (-GFLOP/s): its model is on -log(rate), as a
+// time's is on log(time), not on the raw value, where one fast outlier flattens the rest.
+TEST(SamplerTest, SurrogateTargetsOfANegatedRateAreLogs) {
+  SearchSpace space = Space(kMixed);
+  const std::vector<Config>& all = *space.Enumerated();
+  auto targets = [&](std::vector<double> ys) {
+    History h;
+    for (size_t i = 0; i < ys.size(); ++i) h.Add({all[i], space.Key(all[i]), TrialState::kComplete, ys[i], "x"});
+    h.Add({all[ys.size()], space.Key(all[ys.size()]), TrialState::kFailed, NAN, "x"});
+    return CollectSurrogateData(h);
+  };
+  SurrogateData d = targets({-100, -1000, -10});
+  EXPECT_EQ(d.scale, SurrogateData::Scale::kNegatedLog);
+  EXPECT_NEAR(d.y[0], -std::log(100.0), 1e-12);
+  EXPECT_NEAR(d.y[1], -std::log(1000.0), 1e-12);
+  EXPECT_EQ(d.order.front(), 1u);  // the highest rate is the best
+  EXPECT_NEAR(d.y[3], -std::log(10.0), 1e-12);  // a failure at the worst
+  EXPECT_EQ(targets({2, 3}).scale, SurrogateData::Scale::kLog);
+  SurrogateData mixed = targets({-2, 3});
+  EXPECT_EQ(mixed.scale, SurrogateData::Scale::kLinear);
+  EXPECT_EQ(mixed.y[0], -2);
 }
 
 TEST(SamplerTest, HistoryIndexesTheTrialsThatExist) {

@@ -10,16 +10,20 @@ namespace cprof::tune {
 SurrogateData CollectSurrogateData(const History& history) {
   SurrogateData d;
   const auto& obs = history.all();
-  bool positive = true;
+  bool positive = true, negative = true;
   for (size_t i : history.existing())
-    if (obs[i].state == TrialState::kComplete && std::isfinite(obs[i].y) && obs[i].y <= 0) positive = false;
-  d.log_scale = positive;
+    if (obs[i].state == TrialState::kComplete && std::isfinite(obs[i].y)) {
+      positive = positive && obs[i].y > 0;
+      negative = negative && obs[i].y < 0;
+    }
+  using Scale = SurrogateData::Scale;
+  d.scale = positive ? Scale::kLog : negative ? Scale::kNegatedLog : Scale::kLinear;
   double worst = -INFINITY;
   std::vector<size_t> failed_pos;
   for (size_t i : history.existing()) {
     const Observation& o = obs[i];
     if (o.state == TrialState::kComplete && std::isfinite(o.y)) {
-      double t = positive ? std::log(o.y) : o.y;
+      const double t = d.scale == Scale::kLog ? std::log(o.y) : d.scale == Scale::kNegatedLog ? -std::log(-o.y) : o.y;
       d.order.push_back(d.rows.size());
       d.rows.push_back(i);
       d.y.push_back(t);

@@ -4,7 +4,7 @@
 //   history.all()[d.rows[i]] has target d.y[i]; d.order lists complete rows, best first.
 //
 // Targets are log(y) when every measured y is positive (run times span orders of magnitude),
-// else y. A failed trial takes the worst measured target, so that TPE and evolution learn to avoid
+// -log(-y) when every one is negative (a maximized rate, GFLOP/s, which the tuner negates), else y. A failed trial takes the worst measured target, so that TPE and evolution learn to avoid
 // its region (the GP sampler leaves failed rows out of its regression and models them apart:
 // feasibility_model.h). Pending and infeasible trials are left out.
 #pragma once
@@ -22,7 +22,8 @@ struct SurrogateData {
   std::vector<bool> failed;   // per row: the trial failed, and its y is the imputed worst
   std::vector<size_t> order;  // positions in rows of complete trials, best (lowest y) first
   size_t complete = 0;
-  bool log_scale = false;
+  enum class Scale { kLinear, kLog, kNegatedLog };
+  Scale scale = Scale::kLinear;
 };
 
 SurrogateData CollectSurrogateData(const History& history);
