@@ -30,6 +30,7 @@ import glob
 import re
 import gzip
 import json
+import math
 import multiprocessing
 import os
 import statistics
@@ -51,6 +52,8 @@ def as_cache(doc):
     keys = list(results[0]["configuration"].keys())
     values = {k: [] for k in keys}
     cache = {}
+    named = next((r.get("objectives") for r in results if r.get("invalidity", "correct") != "constraints"), None)
+    objective = named[0] if isinstance(named, list) and named and isinstance(named[0], str) and named[0] else "time"
     for res in results:
         config = res["configuration"]
         for k in keys:
@@ -62,17 +65,22 @@ def as_cache(doc):
             continue
         rec = dict(config)
         times = (res.get("times") or {}).get("runtimes") or []
-        measured = [m.get("value") for m in res.get("measurements") or [] if isinstance(m, dict) and m.get("name") == "time"]
-        rec["times"] = times
+        measured = [m.get("value") for m in res.get("measurements") or []
+                    if isinstance(m, dict) and m.get("name") == objective]
         if invalidity != "correct":
             rec["time"] = FAILURES.get(invalidity, "InvalidConfig (%s)" % invalidity)
+        elif objective != "time":
+            # Kernel Tuner's conversion of a cache marks failed results "correct" too, with the
+            # error string as the measurement: measurement() reads a string as a failure.
+            rec[objective] = measured[0] if measured else None
         else:
+            rec["times"] = times
             rec["time"] = measured[0] if measured else (statistics.fmean(times) if times else None)
         cache.setdefault(",".join(str(config[k]) for k in keys), rec)  # the first, as the C++ reader
     for k in keys:
         if all(isinstance(v, (int, float)) for v in values[k]):
             values[k].sort()
-    return {"tune_params_keys": keys, "tune_params": values, "cache": cache}
+    return {"tune_params_keys": keys, "tune_params": values, "cache": cache, "objective": objective}
 
 
 def read_doc(path):
@@ -109,7 +117,7 @@ def measurement(rec, objective):
         if isinstance(t, str) or (isinstance(t, (int, float)) and t >= 1e20):
             return None
         v = rec.get(objective)
-        return float(v) if isinstance(v, (int, float)) and v == v and abs(v) != float("inf") else None
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
     times = [x for x in rec.get("times") or [] if isinstance(x, (int, float))]
     if isinstance(t, str) or (isinstance(t, (int, float)) and not 0 <= t < 1e20):
         # failed: costs one evaluation. Older Kernel Tuner versions marked it with a time of

@@ -179,21 +179,37 @@ StatusOr<KernelTunerCache> FromT4Results(const json& j, const std::string& origi
     const json& given = res.contains("invalidity") ? res["invalidity"] : json("correct");
     const std::string invalidity = given.is_string() ? given.get<std::string>() : given.dump();
     if (!with_records || invalidity == "constraints") continue;
-    json time;  // the first `time` measurement
+    // The objective a result names (`objectives`, as Kernel Tuner's conversion of a cache writes
+    // it), else time; the first result's names the file's.
+    if (out.records.empty() && res.contains("objectives") && res["objectives"].is_array() &&
+        !res["objectives"].empty() && res["objectives"][0].is_string() && !res["objectives"][0].get<std::string>().empty()) {
+      out.objective = res["objectives"][0].get<std::string>();
+      out.higher_is_better = HigherIsBetter(out.objective);
+    }
+    json value;  // the first measurement of the objective
     if (res.contains("measurements") && res["measurements"].is_array())
       for (const json& m : res["measurements"])
-        if (m.is_object() && m.contains("name") && m["name"] == "time" && m.contains("value")) {
-          time = m["value"];
+        if (m.is_object() && m.contains("name") && m["name"] == out.objective && m.contains("value")) {
+          value = m["value"];
           break;
         }
     const json times = res.contains("times") && res["times"].is_object() && res["times"].contains("runtimes")
                            ? res["times"]["runtimes"]
                            : json();
-    if (invalidity == "compile") time = "CompilationFailedConfig";
-    else if (invalidity == "runtime") time = "RuntimeFailedConfig";
-    else if (invalidity == "timeout") time = "TimeoutConfig";
-    else if (invalidity != "correct") time = "InvalidConfig (" + invalidity + ")";
-    SetMeasurement(time, times, r);
+    // Kernel Tuner's conversion of a cache marks every result "correct", a failed one too: its
+    // measurement is then the error string (CompilationFailedConfig), read as a failure below.
+    json error;
+    if (invalidity == "compile") error = "CompilationFailedConfig";
+    else if (invalidity == "runtime") error = "RuntimeFailedConfig";
+    else if (invalidity == "timeout") error = "TimeoutConfig";
+    else if (invalidity != "correct") error = "InvalidConfig (" + invalidity + ")";
+    if (out.objective == "time") {
+      SetMeasurement(error.is_null() ? value : error, times, r);
+    } else {
+      json rec = {{out.objective, value}};
+      if (!error.is_null()) rec["time"] = error;
+      SetMetricMeasurement(rec, out.objective, r);
+    }
     out.records.push_back(std::move(r));
   }
   if (out.tune_params.empty()) return InvalidInput("{}: 'results' is empty: no parameters to read", origin);

@@ -146,6 +146,30 @@ TEST(KernelTunerCacheTest, T4ResultsReadAsACache) {
   EXPECT_EQ(odd.status().message(), "odd.json: results[1] lacks parameter 'a' or holds no number or text");
 }
 
+// T4 results as Kernel Tuner's conversion of a cache writes them (kernel_tuner.cache cli_tools
+// convert_t4): every result "correct", a failed one with the error string as its measurement, and
+// the cache's objective named in `objectives` and measured under that name.
+TEST(KernelTunerCacheTest, T4ResultsConvertedFromACacheKeepItsObjectiveAndFailures) {
+  auto c = ParseKernelTunerCache(R"({"schema_version": "1.0.0", "results": [
+ {"configuration": {"bx": 32}, "times": {"runtimes": [1.0, 3.0]}, "invalidity": "correct", "objectives": ["GFLOP/s"],
+  "measurements": [{"name": "GFLOP/s", "value": 800.0, "unit": ""}]},
+ {"configuration": {"bx": 64}, "times": {"runtimes": []}, "invalidity": "correct", "objectives": ["GFLOP/s"],
+  "measurements": [{"name": "GFLOP/s", "value": "CompilationFailedConfig", "unit": ""}]}]})",
+                                 "conv_T4.json", true);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->objective, "GFLOP/s");
+  EXPECT_EQ(c->higher_is_better, std::optional<bool>(true));
+  ASSERT_EQ(c->records.size(), 2u);
+  EXPECT_DOUBLE_EQ(*c->records[0].objective, 800.0);  // the rate, not the mean of the runtimes
+  EXPECT_EQ(c->records[1].error, "CompilationFailedConfig");
+  auto t = ParseKernelTunerCache(R"({"results": [
+ {"configuration": {"bx": 64}, "times": {"runtimes": []}, "invalidity": "correct", "objectives": ["time"],
+  "measurements": [{"name": "time", "value": "RuntimeFailedConfig", "unit": ""}]}]})",
+                                 "time_T4.json", true);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->records[0].error, "RuntimeFailedConfig");
+}
+
 // The pnpoly fixture written as T4 results replays to the same measurements and failures.
 TEST(KernelTunerCacheTest, PnpolyAsT4ResultsReplaysAlike) {
   const std::string cache_path = CPROF_FIXTURES_DIR "/tuning/pnpoly_RTX_3090.json.gz";
