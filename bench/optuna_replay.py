@@ -105,8 +105,9 @@ HIGHER_IS_BETTER = {"time": False, "energy": False, "GFLOP/s": True, "TFLOP/s": 
 
 def direction(doc):
     """(objective name, higher is better or None where neither the file nor the name says)."""
-    objective = doc.get("objective") or "time"
-    higher = doc.get("objective_higher_is_better")
+    first = lambda v: v[0] if isinstance(v, list) and v else v  # a multi-objective cache: its first
+    objective = first(doc.get("objective")) or "time"
+    higher = first(doc.get("objective_higher_is_better"))
     return objective, higher if isinstance(higher, bool) else HIGHER_IS_BETTER.get(objective)
 
 

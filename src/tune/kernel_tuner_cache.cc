@@ -298,15 +298,18 @@ StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const st
       }
   }
   if (!with_records) return out;
+  // A list (a multi-objective study's cache) names its first objective first; a replay optimizes
+  // that one, in the first direction listed.
+  auto first = [](const json& v) -> const json& { return v.is_array() && !v.empty() ? v[0] : v; };
   if (j.contains("objective") && !j["objective"].is_null()) {
-    if (!j["objective"].is_string() || j["objective"].get<std::string>().empty())
-      return InvalidInput("{}: 'objective' must name one metric (a string), not {}", origin, j["objective"].dump());
-    out.objective = j["objective"].get<std::string>();
+    const json& name = first(j["objective"]);
+    if (!name.is_string() || name.get<std::string>().empty())
+      return InvalidInput("{}: 'objective' must name a metric (a string, or a list of them), not {}", origin,
+                          j["objective"].dump());
+    out.objective = name.get<std::string>();
   }
-  if (j.contains("objective_higher_is_better") && j["objective_higher_is_better"].is_boolean())
-    out.higher_is_better = j["objective_higher_is_better"].get<bool>();
-  else
-    out.higher_is_better = HigherIsBetter(out.objective);
+  const json& higher = j.contains("objective_higher_is_better") ? first(j["objective_higher_is_better"]) : json();
+  out.higher_is_better = higher.is_boolean() ? std::optional<bool>(higher.get<bool>()) : HigherIsBetter(out.objective);
   if (!j.contains("cache") || !j["cache"].is_object()) return InvalidInput("{}: no 'cache' records", origin);
   out.records.reserve(j["cache"].size());
   for (const auto& [key, rec] : j["cache"].items()) {

@@ -76,10 +76,16 @@ TEST(KernelTunerCacheTest, TheFilesObjectiveNamesTheValueAndItsDirection) {
   ASSERT_TRUE(unknown.ok());
   EXPECT_FALSE(unknown->higher_is_better.has_value());
   EXPECT_EQ(ParseKernelTunerCache(kCache, "old.json", true)->higher_is_better, std::optional<bool>(false));
-  auto listed = ParseKernelTunerCache(R"({"tune_params": {"m": ["a"]}, "objective": ["time", "energy"],
-    "cache": {}})", "l.json", true);
-  ASSERT_FALSE(listed.ok());
-  EXPECT_EQ(listed.status().message(), "l.json: 'objective' must name one metric (a string), not [\"time\",\"energy\"]");
+  // A multi-objective cache: its first objective, in its first direction.
+  auto listed = ParseKernelTunerCache(R"({"tune_params": {"m": ["a"]}, "objective": ["score", "energy"],
+    "objective_higher_is_better": [true, false], "cache": {"a": {"m": "a", "score": 2, "energy": 5}}})", "l.json", true);
+  ASSERT_TRUE(listed.ok()) << listed.status().message();
+  EXPECT_EQ(listed->objective, "score");
+  EXPECT_EQ(listed->higher_is_better, std::optional<bool>(true));
+  EXPECT_DOUBLE_EQ(*listed->records[0].objective, 2.0);
+  auto bad = ParseKernelTunerCache(R"({"tune_params": {"m": ["a"]}, "objective": [3], "cache": {}})", "b.json", true);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "b.json: 'objective' must name a metric (a string, or a list of them), not [3]");
 }
 
 TEST(KernelTunerCacheTest, BrokenJsonStillSaysWhere) {
