@@ -104,13 +104,19 @@ StatusOr<SpaceFile> Finish(SpaceDefinition def, const std::string& origin, const
   return f;
 }
 
+// The failure an error string in a record names; Kernel Tuner wrote an empty one for an invalid
+// configuration.
+std::string FailureReason(const json& error) {
+  return error.get<std::string>().empty() ? "InvalidConfig" : error.get<std::string>();
+}
+
 // A record's measurement from its `time` (a number, or an error string) and `times` (the runs).
 void SetMeasurement(const json& time, const json& times, KernelTunerRecord& r) {
   if (times.is_array())
     for (const json& t : times)
       if (t.is_number()) r.times.push_back(t.get<double>());
   if (time.is_string()) {
-    r.error = time.get<std::string>().empty() ? "InvalidConfig" : time.get<std::string>();
+    r.error = FailureReason(time);
   } else if (time.is_number() && !(time.get<double>() >= 0 && time.get<double>() < kErrorTime)) {
     // Kernel Tuner before its error strings marked a failed configuration with a time of 1e20;
     // a negative time is no measurement either (autotuning_methodology reads both so).
@@ -134,11 +140,11 @@ void SetMetricMeasurement(const json& rec, const std::string& objective, KernelT
   const json& time = rec.contains("time") ? rec["time"] : json();
   const json& value = rec.contains(objective) ? rec[objective] : json();
   if (time.is_string()) {
-    r.error = time.get<std::string>().empty() ? "InvalidConfig" : time.get<std::string>();
+    r.error = FailureReason(time);
   } else if (time.is_number() && time.get<double>() >= kErrorTime) {
     r.error = fmt::format("InvalidConfig (time {})", time.get<double>());
   } else if (value.is_string()) {
-    r.error = value.get<std::string>().empty() ? "InvalidConfig" : value.get<std::string>();
+    r.error = FailureReason(value);
   } else if (value.is_number() && std::isfinite(value.get<double>())) {
     r.objective = value.get<double>();
   } else {
