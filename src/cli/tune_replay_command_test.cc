@@ -108,6 +108,12 @@ TEST(TuneCommandTest, ReplayMaximizesACacheOfARate) {
             "--json", "--quiet", "--report", ""});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_DOUBLE_EQ(LastJsonLine(r.out)["best_value"].get<double>(), 436.0);  // bx 128, tile 4: 600 - 64 - 100
+  r = Tune({"--replay", (dir / "rate.json").string(), "--budget", "2", "--replay_noise", "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("rate.json: --replay_noise draws one of a record's `times`, the runs of a time; this cache's "
+                       "objective is 'GFLOP/s'"),
+            std::string::npos)
+      << r.err;
   r = Tune({"--replay", (dir / "score.json").string(), "--budget", "2", "--objective", "time", "--quiet"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--objective 'time': a replay reports one metric, 'score' (the cache's objective)"),
