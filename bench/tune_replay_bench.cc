@@ -300,7 +300,9 @@ int main(int argc, char** argv) {
     for (size_t b = 0; b < budgets.size(); ++b)
       std::printf(exhaustive[b] ? "  %.3f     -     -  " : "  %.3f  0.00  0.00  ", random_expected[b]);
     std::printf("\n");
-    nlohmann::json js = {{"optimum", sc->optimum}, {"random_expected_fraction", random_expected},
+    // The optimum in the objective's own units; random_expected_time is on the cost scale.
+    nlohmann::json js = {{"optimum", sc->Cost(sc->optimum)}, {"objective", sc->replay->metric()},
+                         {"maximize", sc->maximize}, {"random_expected_fraction", random_expected},
                          {"random_expected_time", random_time},
                          {"strategies", nlohmann::json::object()}};
 
