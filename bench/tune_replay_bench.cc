@@ -241,19 +241,21 @@ int main(int argc, char** argv) {
       continue;
     }
     if (!(*r)->higher_is_better()) {
-      std::fprintf(stderr,
-                   "tune_replay_bench: skipped: %s: its objective '%s' has no known direction (the file has no "
-                   "objective_higher_is_better)\n",
-                   sc->path.c_str(), (*r)->metric().c_str());
+      std::fprintf(
+          stderr,
+          "tune_replay_bench: skipped: %s: its objective '%s' has no known direction (the file has no "
+          "objective_higher_is_better)\n",
+          sc->path.c_str(), (*r)->metric().c_str());
       ++unreadable;
       continue;
     }
     // The fraction of the optimum, opt / best, is a ratio: it needs values of one sign, above 0.
     const std::vector<double>& values = (*r)->valid_objectives();
     if (const auto low = std::min_element(values.begin(), values.end()); !(*low > 0)) {
-      std::fprintf(stderr,
-                   "tune_replay_bench: skipped: %s: a '%s' of %g: the fraction of the optimum needs values above 0\n",
-                   sc->path.c_str(), (*r)->metric().c_str(), *low);
+      std::fprintf(
+          stderr,
+          "tune_replay_bench: skipped: %s: a '%s' of %g: the fraction of the optimum needs values above 0\n",
+          sc->path.c_str(), (*r)->metric().c_str(), *low);
       ++unreadable;
       continue;
     }
@@ -276,7 +278,9 @@ int main(int argc, char** argv) {
     std::printf("\n%s: %zu valid + %zu failed configurations of %.0f; optimum %.4f %s\n", sc->name.c_str(),
                 sc->costs.size(), sc->replay->failed_count(), sc->file.space.CartesianSize().value_or(0),
                 sc->Cost(sc->optimum),
-                sc->replay->metric() == "time" ? "ms" : (sc->replay->metric() + (sc->maximize ? " (max)" : " (min)")).c_str());
+                sc->replay->metric() == "time"
+                    ? "ms"
+                    : (sc->replay->metric() + (sc->maximize ? " (max)" : " (min)")).c_str());
     std::vector<double> random_expected, random_time;
     // A budget that leaves random search no way to miss the optimum: more evaluations than there
     // are present configurations that are not optimal (every configuration, or fewer where several
@@ -301,8 +305,10 @@ int main(int argc, char** argv) {
       std::printf(exhaustive[b] ? "  %.3f     -     -  " : "  %.3f  0.00  0.00  ", random_expected[b]);
     std::printf("\n");
     // The optimum in the objective's own units; random_expected_time is on the cost scale.
-    nlohmann::json js = {{"optimum", sc->Cost(sc->optimum)}, {"objective", sc->replay->metric()},
-                         {"maximize", sc->maximize}, {"random_expected_fraction", random_expected},
+    nlohmann::json js = {{"optimum", sc->Cost(sc->optimum)},
+                         {"objective", sc->replay->metric()},
+                         {"maximize", sc->maximize},
+                         {"random_expected_fraction", random_expected},
                          {"random_expected_time", random_time},
                          {"strategies", nlohmann::json::object()}};
 
@@ -406,8 +412,8 @@ int main(int argc, char** argv) {
                     budgets[low], t);
       }
       if (any_exhaustive)
-        std::printf("; at budgets of %.0f or more, where random search cannot miss it, the optimum %s", certain_from,
-                    exhaustive_met ? "found in every study" : "NOT found in every study");
+        std::printf("; at budgets of %.0f or more, where random search cannot miss it, the optimum %s",
+                    certain_from, exhaustive_met ? "found in every study" : "NOT found in every study");
       if (at200 != budgets.end())
         std::printf("; >= 0.95 of the optimum at 200 %s (%.3f)", frac_met ? "met" : "NOT met",
                     auto_fracs[static_cast<size_t>(at200 - budgets.begin())]);

@@ -323,8 +323,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   if (replay && o.objective.empty()) {
     if (!replay->higher_is_better())
       return InvalidInput(
-          "{}: the cache's objective '{}' has no known direction (the file has no objective_higher_is_better): "
-          "give --objective '{}:min' or '{}:max'",
+          "{}: the cache's objective '{}' has no known direction (the file has no "
+          "objective_higher_is_better): give --objective '{}:min' or '{}:max'",
           o.replay, replay->metric(), replay->metric(), replay->metric());
     topt.objectives[0].maximize = *replay->higher_is_better();
   }
@@ -332,8 +332,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   for (const ObjectiveSpec& obj : topt.objectives) {
     ASSIGN_OR_RETURN(std::optional<TraceObjective> t, ParseTraceObjective(obj.name));
     if (replay && obj.name != replay->metric())
-      return InvalidInput("--objective '{}': a replay reports one metric, '{}' (the cache's objective)", obj.name,
-                          replay->metric());
+      return InvalidInput("--objective '{}': a replay reports one metric, '{}' (the cache's objective)",
+                          obj.name, replay->metric());
     if (t) traced.push_back(std::move(*t));
   }
 
@@ -528,11 +528,12 @@ Command AddTuneCommand(CLI::App& root) {
   CLI::App* cmd = root.add_subcommand("tune", "search a workload's knobs (sample-efficient, resumable, parallel)");
   cmd->add_option("--space", o->space,
                   "search space: YAML, a Kernel Tuner cache (its tune_params/restrictions) or a T4 space JSON");
-  cmd->add_option("--objective", o->objective,
-                  "metric(s) to optimize: \"latency_ms:min\" or \"latency_ms:min,mem_mb:min\" (a Pareto front), "
-                  "printed by the command; with parentheses, read from a trace of each trial: \"p99(step):min\", "
-                  "\"mean(decode)\", \"throughput(step):max\", \"mem_peak(run)\"; default: the only metric the "
-                  "command reports (with --replay the cache's objective, \"time\" in most)");
+  cmd->add_option(
+      "--objective", o->objective,
+      "metric(s) to optimize: \"latency_ms:min\" or \"latency_ms:min,mem_mb:min\" (a Pareto front), "
+      "printed by the command; with parentheses, read from a trace of each trial: \"p99(step):min\", "
+      "\"mean(decode)\", \"throughput(step):max\", \"mem_peak(run)\"; default: the only metric the "
+      "command reports (with --replay the cache's objective, \"time\" in most)");
   cmd->add_option("--budget", o->budget, "evaluations in the whole study, failed ones included (default 100)");
   cmd->add_option(
       "--time", o->time,

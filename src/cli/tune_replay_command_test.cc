@@ -86,7 +86,10 @@ TEST(TuneCommandTest, ReplayMaximizesACacheOfARate) {
     for (int bx : {16, 32, 64, 128})
       for (int tile : {1, 2, 4})  // fastest at bx 64, tile 2: 600 GFLOP/s
         cache["cache"][std::to_string(bx) + "," + std::to_string(tile)] = {
-            {"bx", bx}, {"tile", tile}, {"time", 1.0}, {metric, 600.0 - std::abs(bx - 64) - 50.0 * std::abs(tile - 2)}};
+            {"bx", bx},
+            {"tile", tile},
+            {"time", 1.0},
+            {metric, 600.0 - std::abs(bx - 64) - 50.0 * std::abs(tile - 2)}};
     return cache.dump();
   };
   std::ofstream(dir / "rate.json") << records("GFLOP/s");
@@ -104,14 +107,15 @@ TEST(TuneCommandTest, ReplayMaximizesACacheOfARate) {
                        "objective_higher_is_better): give --objective 'score:min' or 'score:max'"),
             std::string::npos)
       << r.err;
-  r = Tune({"--replay", (dir / "score.json").string(), "--budget", "12", "--seed", "1", "--objective", "score:min",
-            "--json", "--quiet", "--report", ""});
+  r = Tune({"--replay", (dir / "score.json").string(), "--budget", "12", "--seed", "1", "--objective",
+            "score:min", "--json", "--quiet", "--report", ""});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_DOUBLE_EQ(LastJsonLine(r.out)["best_value"].get<double>(), 436.0);  // bx 128, tile 4: 600 - 64 - 100
   r = Tune({"--replay", (dir / "rate.json").string(), "--budget", "2", "--replay_noise", "--quiet"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("rate.json: --replay_noise draws one of a record's `times`, the runs of a time; this cache's "
-                       "objective is 'GFLOP/s'"),
+  EXPECT_NE(r.err.find(
+                "rate.json: --replay_noise draws one of a record's `times`, the runs of a time; this cache's "
+                "objective is 'GFLOP/s'"),
             std::string::npos)
       << r.err;
   r = Tune({"--replay", (dir / "score.json").string(), "--budget", "2", "--objective", "time", "--quiet"});

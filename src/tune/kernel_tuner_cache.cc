@@ -188,7 +188,8 @@ StatusOr<KernelTunerCache> FromT4Results(const json& j, const std::string& origi
     // The objective a result names (`objectives`, as Kernel Tuner's conversion of a cache writes
     // it), else time; the first result's names the file's.
     if (out.records.empty() && res.contains("objectives") && res["objectives"].is_array() &&
-        !res["objectives"].empty() && res["objectives"][0].is_string() && !res["objectives"][0].get<std::string>().empty()) {
+        !res["objectives"].empty() && res["objectives"][0].is_string() &&
+        !res["objectives"][0].get<std::string>().empty()) {
       out.objective = res["objectives"][0].get<std::string>();
       out.higher_is_better = HigherIsBetter(out.objective);
     }
@@ -205,10 +206,14 @@ StatusOr<KernelTunerCache> FromT4Results(const json& j, const std::string& origi
     // Kernel Tuner's conversion of a cache marks every result "correct", a failed one too: its
     // measurement is then the error string (CompilationFailedConfig), read as a failure below.
     json error;
-    if (invalidity == "compile") error = "CompilationFailedConfig";
-    else if (invalidity == "runtime") error = "RuntimeFailedConfig";
-    else if (invalidity == "timeout") error = "TimeoutConfig";
-    else if (invalidity != "correct") error = "InvalidConfig (" + invalidity + ")";
+    if (invalidity == "compile")
+      error = "CompilationFailedConfig";
+    else if (invalidity == "runtime")
+      error = "RuntimeFailedConfig";
+    else if (invalidity == "timeout")
+      error = "TimeoutConfig";
+    else if (invalidity != "correct")
+      error = "InvalidConfig (" + invalidity + ")";
     if (out.objective == "time") {
       SetMeasurement(error.is_null() ? value : error, times, r);
     } else {
@@ -262,8 +267,8 @@ StatusOr<SpaceFile> SpaceFromT4(const json& j, const std::string& origin) {
 std::optional<bool> HigherIsBetter(std::string_view objective) {
   // Kernel Tuner's objective_default_map (kernel_tuner/integration.py).
   static constexpr std::pair<std::string_view, bool> kKnown[] = {
-      {"time", false},    {"energy", false},  {"GFLOP/s", true},  {"TFLOP/s", true},  {"GB/s", true},
-      {"TB/s", true},     {"GFLOPS/W", true}, {"TFLOPS/W", true}, {"GFLOP/J", true},  {"TFLOP/J", true}};
+      {"time", false}, {"energy", false},  {"GFLOP/s", true},  {"TFLOP/s", true}, {"GB/s", true},
+      {"TB/s", true},  {"GFLOPS/W", true}, {"TFLOPS/W", true}, {"GFLOP/J", true}, {"TFLOP/J", true}};
   for (const auto& [name, higher] : kKnown)
     if (name == objective) return higher;
   return std::nullopt;
@@ -314,8 +319,10 @@ StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const st
                           j["objective"].dump());
     out.objective = name.get<std::string>();
   }
-  const json& higher = j.contains("objective_higher_is_better") ? first(j["objective_higher_is_better"]) : json();
-  out.higher_is_better = higher.is_boolean() ? std::optional<bool>(higher.get<bool>()) : HigherIsBetter(out.objective);
+  const json& higher =
+      j.contains("objective_higher_is_better") ? first(j["objective_higher_is_better"]) : json();
+  out.higher_is_better =
+      higher.is_boolean() ? std::optional<bool>(higher.get<bool>()) : HigherIsBetter(out.objective);
   if (!j.contains("cache") || !j["cache"].is_object()) return InvalidInput("{}: no 'cache' records", origin);
   out.records.reserve(j["cache"].size());
   for (const auto& [key, rec] : j["cache"].items()) {
@@ -328,7 +335,8 @@ StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const st
       r.values.push_back(*v);
     }
     if (out.objective == "time")
-      SetMeasurement(rec.contains("time") ? rec["time"] : json(), rec.contains("times") ? rec["times"] : json(), r);
+      SetMeasurement(rec.contains("time") ? rec["time"] : json(),
+                     rec.contains("times") ? rec["times"] : json(), r);
     else
       SetMetricMeasurement(rec, out.objective, r);
     out.records.push_back(std::move(r));

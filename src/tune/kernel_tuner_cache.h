@@ -42,7 +42,7 @@ struct KernelTunerCache {
   std::vector<std::pair<std::string, std::vector<Value>>> tune_params;  // in tune_params_keys order
   std::vector<std::string> restrictions;  // expressions; empty when the file has none
   std::vector<KernelTunerRecord> records;  // only when read with_records
-  std::string objective = "time";                // the metric each record's objective is
+  std::string objective = "time";          // the metric each record's objective is
   std::optional<bool> higher_is_better = false;  // nullopt: neither the file nor the name says
 };
 

@@ -67,25 +67,30 @@ TEST(KernelTunerCacheTest, TheFilesObjectiveNamesTheValueAndItsDirection) {
   EXPECT_EQ(by_bx[128]->error, "no measurement of 'GFLOP/s'");
   // The file's own direction wins; an unknown name without one has none; time is the default.
   auto score = ParseKernelTunerCache(R"({"tune_params": {"m": ["a"]}, "objective": "score",
-    "objective_higher_is_better": true, "cache": {"a": {"m": "a", "score": -0.3}}})", "s.json", true);
+    "objective_higher_is_better": true, "cache": {"a": {"m": "a", "score": -0.3}}})",
+                                     "s.json", true);
   ASSERT_TRUE(score.ok()) << score.status().message();
   EXPECT_EQ(score->higher_is_better, std::optional<bool>(true));
   EXPECT_DOUBLE_EQ(*score->records[0].objective, -0.3);  // a score may be negative
   auto unknown = ParseKernelTunerCache(R"({"tune_params": {"m": ["a"]}, "objective": "score",
-    "cache": {"a": {"m": "a", "score": 1}}})", "u.json", true);
+    "cache": {"a": {"m": "a", "score": 1}}})",
+                                       "u.json", true);
   ASSERT_TRUE(unknown.ok());
   EXPECT_FALSE(unknown->higher_is_better.has_value());
   EXPECT_EQ(ParseKernelTunerCache(kCache, "old.json", true)->higher_is_better, std::optional<bool>(false));
   // A multi-objective cache: its first objective, in its first direction.
   auto listed = ParseKernelTunerCache(R"({"tune_params": {"m": ["a"]}, "objective": ["score", "energy"],
-    "objective_higher_is_better": [true, false], "cache": {"a": {"m": "a", "score": 2, "energy": 5}}})", "l.json", true);
+    "objective_higher_is_better": [true, false], "cache": {"a": {"m": "a", "score": 2, "energy": 5}}})",
+                                      "l.json", true);
   ASSERT_TRUE(listed.ok()) << listed.status().message();
   EXPECT_EQ(listed->objective, "score");
   EXPECT_EQ(listed->higher_is_better, std::optional<bool>(true));
   EXPECT_DOUBLE_EQ(*listed->records[0].objective, 2.0);
-  auto bad = ParseKernelTunerCache(R"({"tune_params": {"m": ["a"]}, "objective": [3], "cache": {}})", "b.json", true);
+  auto bad = ParseKernelTunerCache(R"({"tune_params": {"m": ["a"]}, "objective": [3], "cache": {}})",
+                                   "b.json", true);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "b.json: 'objective' must name a metric (a string, or a list of them), not [3]");
+  EXPECT_EQ(bad.status().message(),
+            "b.json: 'objective' must name a metric (a string, or a list of them), not [3]");
 }
 
 TEST(KernelTunerCacheTest, BrokenJsonStillSaysWhere) {

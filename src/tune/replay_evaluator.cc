@@ -13,9 +13,10 @@ StatusOr<std::unique_ptr<ReplayEvaluator>> ReplayEvaluator::Open(const std::stri
   auto out = std::unique_ptr<ReplayEvaluator>(new ReplayEvaluator());
   out->noise_ = noise;
   if (noise && cache.objective != "time")
-    return InvalidInput("{}: --replay_noise draws one of a record's `times`, the runs of a time; this cache's objective "
-                        "is '{}'",
-                        path, cache.objective);
+    return InvalidInput(
+        "{}: --replay_noise draws one of a record's `times`, the runs of a time; this cache's objective "
+        "is '{}'",
+        path, cache.objective);
   out->metric_ = cache.objective;
   out->higher_is_better_ = cache.higher_is_better;
   for (const auto& [name, values] : cache.tune_params) {

@@ -222,7 +222,8 @@ TEST(SamplerTest, SurrogateTargetsOfANegatedRateAreLogs) {
   const std::vector<Config>& all = *space.Enumerated();
   auto targets = [&](std::vector<double> ys) {
     History h;
-    for (size_t i = 0; i < ys.size(); ++i) h.Add({all[i], space.Key(all[i]), TrialState::kComplete, ys[i], "x"});
+    for (size_t i = 0; i < ys.size(); ++i)
+      h.Add({all[i], space.Key(all[i]), TrialState::kComplete, ys[i], "x"});
     h.Add({all[ys.size()], space.Key(all[ys.size()]), TrialState::kFailed, NAN, "x"});
     return CollectSurrogateData(h);
   };
@@ -230,7 +231,7 @@ TEST(SamplerTest, SurrogateTargetsOfANegatedRateAreLogs) {
   EXPECT_EQ(d.scale, SurrogateData::Scale::kNegatedLog);
   EXPECT_NEAR(d.y[0], -std::log(100.0), 1e-12);
   EXPECT_NEAR(d.y[1], -std::log(1000.0), 1e-12);
-  EXPECT_EQ(d.order.front(), 1u);  // the highest rate is the best
+  EXPECT_EQ(d.order.front(), 1u);               // the highest rate is the best
   EXPECT_NEAR(d.y[3], -std::log(10.0), 1e-12);  // a failure at the worst
   EXPECT_EQ(targets({2, 3}).scale, SurrogateData::Scale::kLog);
   SurrogateData mixed = targets({-2, 3});

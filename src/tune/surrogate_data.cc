@@ -23,7 +23,9 @@ SurrogateData CollectSurrogateData(const History& history) {
   for (size_t i : history.existing()) {
     const Observation& o = obs[i];
     if (o.state == TrialState::kComplete && std::isfinite(o.y)) {
-      const double t = d.scale == Scale::kLog ? std::log(o.y) : d.scale == Scale::kNegatedLog ? -std::log(-o.y) : o.y;
+      const double t = d.scale == Scale::kLog          ? std::log(o.y)
+                       : d.scale == Scale::kNegatedLog ? -std::log(-o.y)
+                                                       : o.y;
       d.order.push_back(d.rows.size());
       d.rows.push_back(i);
       d.y.push_back(t);

@@ -4,9 +4,10 @@
 //   history.all()[d.rows[i]] has target d.y[i]; d.order lists complete rows, best first.
 //
 // Targets are log(y) when every measured y is positive (run times span orders of magnitude),
-// -log(-y) when every one is negative (a maximized rate, GFLOP/s, which the tuner negates), else y. A failed trial takes the worst measured target, so that TPE and evolution learn to avoid
-// its region (the GP sampler leaves failed rows out of its regression and models them apart:
-// feasibility_model.h). Pending and infeasible trials are left out.
+// -log(-y) when every one is negative (a maximized rate, GFLOP/s, which the tuner negates), else y. A failed
+// trial takes the worst measured target, so that TPE and evolution learn to avoid its region (the GP sampler
+// leaves failed rows out of its regression and models them apart: feasibility_model.h). Pending and
+// infeasible trials are left out.
 #pragma once
 
 #include <cstddef>
