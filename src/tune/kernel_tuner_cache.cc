@@ -132,13 +132,11 @@ void SetMeasurement(const json& time, const json& times, KernelTunerRecord& r) {
   }
 }
 
-// A record's measurement of an objective other than time: the number under its own key. Kernel
-// Tuner writes an error string in `time` (and, in some versions, in the objective too) for a
-// configuration that failed; a rate or a score may be 0 or negative, so only a non-finite number
-// is no measurement.
-void SetMetricMeasurement(const json& rec, const std::string& objective, KernelTunerRecord& r) {
-  const json& time = rec.contains("time") ? rec["time"] : json();
-  const json& value = rec.contains(objective) ? rec[objective] : json();
+// A record's measurement of an objective other than time: `value`, its number. Kernel Tuner writes
+// an error string in `time` (and, in some versions, in the objective too) for a configuration that
+// failed; a rate or a score may be 0 or negative, so only a non-finite number is no measurement.
+void SetMetricMeasurement(const json& time, const json& value, const std::string& objective,
+                          KernelTunerRecord& r) {
   if (time.is_string()) {
     r.error = FailureReason(time);
   } else if (time.is_number() && time.get<double>() >= kErrorTime) {
@@ -214,13 +212,10 @@ StatusOr<KernelTunerCache> FromT4Results(const json& j, const std::string& origi
       error = "TimeoutConfig";
     else if (invalidity != "correct")
       error = "InvalidConfig (" + invalidity + ")";
-    if (out.objective == "time") {
+    if (out.objective == "time")
       SetMeasurement(error.is_null() ? value : error, times, r);
-    } else {
-      json rec = {{out.objective, value}};
-      if (!error.is_null()) rec["time"] = error;
-      SetMetricMeasurement(rec, out.objective, r);
-    }
+    else
+      SetMetricMeasurement(error, value, out.objective, r);
     out.records.push_back(std::move(r));
   }
   if (out.tune_params.empty()) return InvalidInput("{}: 'results' is empty: no parameters to read", origin);
@@ -334,11 +329,12 @@ StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const st
       if (!v) return InvalidInput("{}: cache['{}'] lacks parameter '{}'", origin, key, k);
       r.values.push_back(*v);
     }
+    const json none;
+    const json& time = rec.contains("time") ? rec["time"] : none;
     if (out.objective == "time")
-      SetMeasurement(rec.contains("time") ? rec["time"] : json(),
-                     rec.contains("times") ? rec["times"] : json(), r);
+      SetMeasurement(time, rec.contains("times") ? rec["times"] : none, r);
     else
-      SetMetricMeasurement(rec, out.objective, r);
+      SetMetricMeasurement(time, rec.contains(out.objective) ? rec[out.objective] : none, out.objective, r);
     out.records.push_back(std::move(r));
   }
   return out;
