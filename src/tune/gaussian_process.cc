@@ -12,15 +12,18 @@ constexpr double kSqrt5 = 2.23606797749979;
 constexpr double kLogLsMin = -4.6, kLogLsMax = 3.0;   // length scales 0.01 .. 20 (inputs in [0, 1])
 constexpr double kLogSigMin = -4.0, kLogSigMax = 4.0;
 constexpr double kLogNoiseMin = -13.8, kLogNoiseMax = 0.0;  // 1e-6 .. 1 of a standardized target
-// Length scales start around 0.5. Their prior is SAAS's sparsity prior (Eriksson & Jankowiak,
-// 2021): the inverse squared length scale rho = l^-2 is half-Cauchy(0, kLsTau), so a column stays
-// nearly irrelevant (long length scale) unless the data ask for it — with 10 columns and 20 points
-// the data support only a few short ones. Bench scores of auto at B=25/50 (200 seeds), against a
+// Length scales start around 0.5. The sparse prior is SAAS's (Eriksson & Jankowiak, 2021): the
+// inverse squared length scale rho = l^-2 is half-Cauchy(0, kLsTau), so a column stays nearly
+// irrelevant (long length scale) unless the data ask for it — with 10 columns and 20 points the
+// data support only a few short ones. Bench scores of auto at B=25/50 (200 seeds), against a
 // log-normal prior around 0.5: convolution 0.81 -> 0.84 / 0.91 -> 0.92, gemm 0.45 -> 0.48 /
 // 0.71 -> 0.70, pnpoly 0.70 -> 0.79 / 0.79 -> 0.85; gemm B=100 0.905 -> 0.90. tau 0.3, 0.7, 1,
 // 1.5, 3 were no better on gemm B=25.
 constexpr double kLsStart = -0.7;
 constexpr double kLsTau = 0.5;
+// The dimension-scaled prior (Hvarfner, Hellsten & Nardi, 2024): log l ~ N(kDsMean + log(d) / 2,
+// kDsVar).
+constexpr double kDsMean = 1.4142135623730951, kDsVar = 3.0;
 // Weak log-normal priors: signal around 1, noise small.
 constexpr double kSigPriorSd = 1.5;
 constexpr double kNoisePriorMean = -9.0, kNoisePriorSd = 3.0;
@@ -91,7 +94,11 @@ double GaussianProcess::Objective(const Hyper& h, Eigen::VectorXd* grad) const {
   double logdet = 2.0 * llt.matrixLLT().diagonal().array().log().sum();
   double lml = -0.5 * resid.dot(alpha) - 0.5 * logdet - 0.5 * n * std::log(2 * M_PI);
   double prior = 0;
-  for (int k = 0; k < d; ++k) prior += LogLsPrior(h.log_ls[k]);
+  const bool sparse = prior_ == LengthScalePrior::kSparse;
+  const double ds_mean = kDsMean + 0.5 * std::log(static_cast<double>(d));
+  for (int k = 0; k < d; ++k) {
+    prior += sparse ? LogLsPrior(h.log_ls[k]) : -0.5 * std::pow(h.log_ls[k] - ds_mean, 2) / kDsVar;
+  }
   prior -= 0.5 * std::pow(h.log_signal / kSigPriorSd, 2);
   prior -= 0.5 * std::pow((h.log_noise - kNoisePriorMean) / kNoisePriorSd, 2);
   if (grad) {
@@ -105,7 +112,7 @@ double GaussianProcess::Objective(const Hyper& h, Eigen::VectorXd* grad) const {
       Eigen::VectorXd col = Xs.col(k);
       // sum_ij G_ij (x_ik - x_jk)^2 = 2 (sum_i x_i^2 rowsum_i) - 2 x^T G x  (G symmetric)
       double s = 2.0 * (col.array().square() * rowsum.array()).sum() - 2.0 * col.dot(G * col);
-      (*grad)[k] = 0.5 * s + LogLsPriorGrad(h.log_ls[k]);
+      (*grad)[k] = 0.5 * s + (sparse ? LogLsPriorGrad(h.log_ls[k]) : -(h.log_ls[k] - ds_mean) / kDsVar);
     }
     (*grad)[d] = 0.5 * (W.array() * Kf.array()).sum() - h.log_signal / (kSigPriorSd * kSigPriorSd);
     (*grad)[d + 1] = 0.5 * noise * W.trace() - (h.log_noise - kNoisePriorMean) / (kNoisePriorSd * kNoisePriorSd);

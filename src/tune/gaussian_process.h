@@ -12,10 +12,10 @@
 // mean -> GLS mean: gemm 0.47 -> 0.50 (800 seeds), held-out gemm-noshared 0.35 -> 0.37 (600),
 // pnpoly 0.81 -> 0.79; at B=50 pnpoly 0.93 -> 0.86, the rest within 0.03.
 // Hyperparameters (one length scale per input column, signal and noise variance) maximize the
-// log marginal likelihood (profiled over the mean) plus priors (a sparsity prior on the length
-// scales: a column matters only when the data say so; weak log-normal priors on signal and
-// noise), by Rprop on the analytic gradient, starting from the previous fit (warm start) and from a
-// default; the better of the two is kept.
+// log marginal likelihood (profiled over the mean) plus priors (on the length scales, see
+// LengthScalePrior; weak log-normal priors on signal and noise), by Rprop on the analytic
+// gradient, starting from the previous fit (warm start) and from a default; the better of the two
+// is kept.
 // Not thread-safe.
 #pragma once
 
@@ -25,6 +25,21 @@ namespace cprof::tune {
 
 class GaussianProcess {
  public:
+  // The prior on each length scale l (inputs in [0, 1]).
+  enum class LengthScalePrior {
+    // SAAS's sparsity prior (Eriksson & Jankowiak, 2021): l^-2 is half-Cauchy(0, 0.5). Its mode is
+    // l = 1.41, with tails of slope 2 in log l both ways: a column matters only when the data say
+    // so, and one they do not need is still held near 1.4, so the model stays unsure away from
+    // the data and the search keeps exploring.
+    kSparse,
+    // Hvarfner et al.'s dimension-scaled log-normal (2024): log l ~ N(sqrt(2) + log(d) / 2, 3),
+    // mode 8 with 4 columns, 15 with 14. A column the data do not need is left long, so the model
+    // is smooth and follows its trends: it exploits.
+    kDimensionScaled,
+  };
+
+  explicit GaussianProcess(LengthScalePrior prior = LengthScalePrior::kSparse) : prior_(prior) {}
+
   struct Hyper {
     Eigen::VectorXd log_ls;  // log length scale per column
     double log_signal = 0;   // log signal variance
@@ -49,6 +64,7 @@ class GaussianProcess {
   Eigen::MatrixXd Kernel(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, const Hyper& h) const;
   Hyper Default(int d) const;
 
+  LengthScalePrior prior_;
   Eigen::MatrixXd X_;
   Eigen::VectorXd y_;
   Hyper hyper_;
