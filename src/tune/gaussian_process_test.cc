@@ -119,27 +119,28 @@ TEST(GaussianProcessTest, GradientMatchesFiniteDifferences) {
     X(i, 2) = rng.Uniform();
     y[i] = F(X(i, 0)) + 0.5 * X(i, 1) * X(i, 2);
   }
-  for (auto prior : {GaussianProcess::LengthScalePrior::kSparse, GaussianProcess::LengthScalePrior::kDimensionScaled}) {
-  GaussianProcess gp(prior);
-  ASSERT_TRUE(gp.Fit(X, y, 0));
-  GaussianProcess::Hyper h;
-  h.log_ls = Eigen::Vector3d(-1.0, -0.3, 0.2);
-  h.log_signal = 0.3;
-  h.log_noise = -4;
-  Eigen::VectorXd grad;
-  gp.LogPosterior(h, &grad);
-  ASSERT_EQ(grad.size(), d + 2);
-  auto at = [&](int p, double delta) {
-    GaussianProcess::Hyper x = h;
-    double* v = p < d ? &x.log_ls[p] : p == d ? &x.log_signal : &x.log_noise;
-    *v += delta;
-    return gp.LogPosterior(x, nullptr);
-  };
-  constexpr double kEps = 1e-5;
-  for (int p = 0; p < d + 2; ++p) {
-    double numeric = (at(p, kEps) - at(p, -kEps)) / (2 * kEps);
-    EXPECT_NEAR(grad[p], numeric, 1e-4 * (1 + std::abs(numeric))) << "hyperparameter " << p;
-  }
+  for (auto prior :
+       {GaussianProcess::LengthScalePrior::kSparse, GaussianProcess::LengthScalePrior::kDimensionScaled}) {
+    GaussianProcess gp(prior);
+    ASSERT_TRUE(gp.Fit(X, y, 0));
+    GaussianProcess::Hyper h;
+    h.log_ls = Eigen::Vector3d(-1.0, -0.3, 0.2);
+    h.log_signal = 0.3;
+    h.log_noise = -4;
+    Eigen::VectorXd grad;
+    gp.LogPosterior(h, &grad);
+    ASSERT_EQ(grad.size(), d + 2);
+    auto at = [&](int p, double delta) {
+      GaussianProcess::Hyper x = h;
+      double* v = p < d ? &x.log_ls[p] : p == d ? &x.log_signal : &x.log_noise;
+      *v += delta;
+      return gp.LogPosterior(x, nullptr);
+    };
+    constexpr double kEps = 1e-5;
+    for (int p = 0; p < d + 2; ++p) {
+      double numeric = (at(p, kEps) - at(p, -kEps)) / (2 * kEps);
+      EXPECT_NEAR(grad[p], numeric, 1e-4 * (1 + std::abs(numeric))) << "hyperparameter " << p;
+    }
   }
 }
 
