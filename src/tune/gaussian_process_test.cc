@@ -63,18 +63,27 @@ TEST(GaussianProcessTest, FarFromTheDataPredictsTheGlsMeanNotTheSampleMean) {
   EXPECT_NEAR(mu + sd * mean[0], -1.0, 0.01);
 }
 
+// 10 random points in 6 columns, of which only the first moves the (standardized) target.
+constexpr int kOneOfSix = 6;
+void OneRelevantColumnOfSix(Eigen::MatrixXd* X, Eigen::VectorXd* y) {
+  Rng rng(11);
+  const int n = 10;
+  X->resize(n, kOneOfSix);
+  y->resize(n);
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < kOneOfSix; ++k) (*X)(i, k) = rng.Uniform();
+    (*y)[i] = F((*X)(i, 0));
+  }
+  *y = (y->array() - y->mean()) / std::sqrt((y->array() - y->mean()).square().mean());
+}
+
 // With few points, the sparsity prior keeps the columns the data do not need longer than a
 // length-scale prior centred on 0.5 would.
 TEST(GaussianProcessTest, IrrelevantColumnsKeepLongLengthScales) {
-  Rng rng(11);
-  const int n = 10, d = 6;
-  Eigen::MatrixXd X(n, d);
-  Eigen::VectorXd y(n);
-  for (int i = 0; i < n; ++i) {
-    for (int k = 0; k < d; ++k) X(i, k) = rng.Uniform();
-    y[i] = F(X(i, 0));
-  }
-  y = (y.array() - y.mean()) / std::sqrt((y.array() - y.mean()).square().mean());
+  const int d = kOneOfSix;
+  Eigen::MatrixXd X;
+  Eigen::VectorXd y;
+  OneRelevantColumnOfSix(&X, &y);
   GaussianProcess gp;
   ASSERT_TRUE(gp.Fit(X, y, 60));
   const Eigen::VectorXd& ls = gp.hyper().log_ls;
@@ -88,15 +97,10 @@ TEST(GaussianProcessTest, IrrelevantColumnsKeepLongLengthScales) {
 // The dimension-scaled prior leaves the columns the data do not need far longer than the sparse
 // one, and still finds the one they do.
 TEST(GaussianProcessTest, DimensionScaledPriorLeavesUnneededColumnsLong) {
-  Rng rng(11);
-  const int n = 10, d = 6;
-  Eigen::MatrixXd X(n, d);
-  Eigen::VectorXd y(n);
-  for (int i = 0; i < n; ++i) {
-    for (int k = 0; k < d; ++k) X(i, k) = rng.Uniform();
-    y[i] = F(X(i, 0));
-  }
-  y = (y.array() - y.mean()) / std::sqrt((y.array() - y.mean()).square().mean());
+  const int d = kOneOfSix;
+  Eigen::MatrixXd X;
+  Eigen::VectorXd y;
+  OneRelevantColumnOfSix(&X, &y);
   GaussianProcess sparse, smooth(GaussianProcess::LengthScalePrior::kDimensionScaled);
   ASSERT_TRUE(sparse.Fit(X, y, 60));
   ASSERT_TRUE(smooth.Fit(X, y, 60));
