@@ -198,15 +198,15 @@ class GpSampler final : public Sampler {
     Eigen::VectorXd mean, var;
     const Eigen::MatrixXd X = enc_.EncodeAll(pool);
     gp_.Predict(X, &mean, &var);
+    const double best = ys.minCoeff();
     // Where most of the space is near the best (many configurations within a few per cent of the
     // optimum, random search already strong), the sparse model's doubt about every column spends
     // the study moving the ones that hardly matter; there the smooth model ranks the pool.
-    if (!y.empty() && LooksFlat(mean, ys.minCoeff(), sd, data.scale)) {
+    if (!y.empty() && LooksFlat(mean, best, sd, data.scale)) {
       smooth_gp_.Fit(Xy, ys, RefitNow(n) || !smooth_gp_.fitted() ? kFitIterations : 0);
       smooth_gp_.Predict(X, &mean, &var);
     }
     const Eigen::VectorXd p_runs = feasibility_.Probability(X);
-    const double best = ys.minCoeff();
     std::vector<double> ei(pool.size());
     for (size_t i = 0; i < pool.size(); ++i) {
       double s = std::sqrt(var[i]);
