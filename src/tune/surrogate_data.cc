@@ -1,9 +1,8 @@
-// SurrogateData: transformed targets with failures imputed.
+// SurrogateData: the transformed targets of complete trials, and the failed ones.
 #include "tune/surrogate_data.h"
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace cprof::tune {
 
@@ -18,8 +17,6 @@ SurrogateData CollectSurrogateData(const History& history) {
     }
   using Scale = SurrogateData::Scale;
   d.scale = positive ? Scale::kLog : negative ? Scale::kNegatedLog : Scale::kLinear;
-  double worst = -INFINITY;
-  std::vector<size_t> failed_pos;
   for (size_t i : history.existing()) {
     const Observation& o = obs[i];
     if (o.state == TrialState::kComplete && std::isfinite(o.y)) {
@@ -30,16 +27,13 @@ SurrogateData CollectSurrogateData(const History& history) {
       d.rows.push_back(i);
       d.y.push_back(t);
       d.failed.push_back(false);
-      worst = std::max(worst, t);
       ++d.complete;
     } else if (o.state == TrialState::kFailed || (o.state == TrialState::kComplete && !std::isfinite(o.y))) {
-      failed_pos.push_back(d.rows.size());
       d.rows.push_back(i);
-      d.y.push_back(0);
+      d.y.push_back(NAN);
       d.failed.push_back(true);
     }
   }
-  for (size_t p : failed_pos) d.y[p] = std::isfinite(worst) ? worst : 0.0;
   std::stable_sort(d.order.begin(), d.order.end(), [&](size_t a, size_t b) { return d.y[a] < d.y[b]; });
   return d;
 }
