@@ -526,8 +526,10 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
 Command AddTuneCommand(CLI::App& root) {
   auto o = std::make_shared<TuneCliOptions>();
   CLI::App* cmd = root.add_subcommand("tune", "search a workload's knobs (sample-efficient, resumable, parallel)");
-  cmd->add_option("--space", o->space,
-                  "search space: YAML, a Kernel Tuner cache (its tune_params/restrictions) or a T4 space JSON");
+  cmd->add_option(
+      "--space", o->space,
+      "search space: YAML, a Kernel Tuner cache (its tune_params/restrictions), a T4 space JSON or T4 "
+      "results");
   cmd->add_option(
       "--objective", o->objective,
       "metric(s) to optimize: \"latency_ms:min\" or \"latency_ms:min,mem_mb:min\" (a Pareto front), "
@@ -539,7 +541,8 @@ Command AddTuneCommand(CLI::App& root) {
       "--time", o->time,
       "the whole run's wall time (\"30m\", \"1h30m\"): the search stops early enough to leave the "
       "re-measurement of --remeasure its expected time; a trial still running then is stopped and left to "
-      "the rerun (not failed), and the re-measurement is cut short");
+      "the rerun (not failed; with --repeats, kept on the repeats already measured), and the "
+      "re-measurement is cut short");
   cmd->add_option("--sampler", o->sampler, "auto (default), gp, tpe, evolution or random");
   cmd->add_option("--repeats", o->repeats, "measurements per configuration; clearly worse ones stop early (racing)");
   cmd->add_option("--timeout", o->timeout, "kill a trial's process group after this long (\"60s\", \"2m30s\"); the trial fails");

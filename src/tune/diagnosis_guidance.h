@@ -46,7 +46,7 @@ struct DiagnosisGuidance {
   std::map<std::string, std::string> why;   // parameter -> the finding that suggested it
   std::vector<GuidanceFinding> findings;    // confidence >= kMinGuidanceConfidence, report order
   // finding category -> {knob -> the value that addresses it} for `space`, in the form of a space
-  // file's `fixes:` (GuidedStartFor): tune without --space starts from these right after `start`.
+  // file's `fixes:` (GuidedStartsFor): tune without --space starts from these right after `start`.
   std::map<std::string, std::map<std::string, Value>> fixes;
   std::vector<std::string> notes;           // knobs left out and why (compile_mode before PyTorch 2)
 };

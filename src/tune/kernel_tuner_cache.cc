@@ -279,7 +279,11 @@ StatusOr<KernelTunerCache> ParseKernelTunerCache(std::string_view text, const st
   KernelTunerCache out;
   std::vector<std::string> keys;
   if (j.contains("tune_params_keys") && j["tune_params_keys"].is_array()) {
-    for (const json& k : j["tune_params_keys"]) keys.push_back(k.get<std::string>());
+    for (const json& k : j["tune_params_keys"]) {
+      if (!k.is_string())
+        return InvalidInput("{}: tune_params_keys: {} is not a parameter name (a string)", origin, k.dump());
+      keys.push_back(k.get<std::string>());
+    }
   } else {
     for (const auto& [k, v] : j["tune_params"].items()) keys.push_back(k);
   }

@@ -101,6 +101,15 @@ TEST(KernelTunerCacheTest, BrokenJsonStillSaysWhere) {
       << c.status().message();
 }
 
+// A parameter name that is not a string was a json type_error, reported as an internal error that
+// named no file.
+TEST(KernelTunerCacheTest, AParameterKeyThatIsNotAStringNamesTheFile) {
+  auto c = ParseKernelTunerCache(R"({"tune_params_keys": [7], "tune_params": {"7": [1]}, "cache": {}})",
+                                 "k.json", true);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(), "k.json: tune_params_keys: 7 is not a parameter name (a string)");
+}
+
 // Kernel Tuner takes any Python in a restriction; one the expression language cannot read was an
 // error that refused the whole cache (and stopped the benchmark). Now it is left out, saying so.
 TEST(KernelTunerCacheTest, UnreadableRestrictionsAreLeftOutWithAWarning) {

@@ -3,6 +3,7 @@
 // key) with ON CONFLICT DO NOTHING decides duplicates.
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <memory>
 #include <string_view>
 
@@ -94,7 +95,7 @@ class PostgresStorage final : public StudyStorage {
                                       "VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
                                       {name, fingerprint, Num(UnixNow())}));
     ASSIGN_OR_RETURN(Result q, Exec("SELECT id, fingerprint FROM cprof_tune_studies WHERE name = $1", {name}));
-    if (PQntuples(q.get()) != 1) return Internal("PostgreSQL: study '{}' vanished", name);
+    if (PQntuples(q.get()) != 1) return Internal("{}: study '{}' vanished", Where(), name);
     if (Get(q, 0, 1) != fingerprint)
       return InvalidInput(
           "study '{}' exists with another search space, objective or command (use another --study)", name);
@@ -142,7 +143,7 @@ class PostgresStorage final : public StudyStorage {
       ASSIGN_OR_RETURN(Result num, Exec("UPDATE cprof_tune_studies SET next_number = next_number + 1 "
                                         "WHERE id = $1 RETURNING next_number - 1",
                                         {std::to_string(study)}));
-      if (PQntuples(num.get()) != 1) return NotFound("PostgreSQL: no study {}", study);
+      if (PQntuples(num.get()) != 1) return NotFound("{}: no study {}", Where(), study);
       if (budget > 0) {
         // The study row is locked until commit: no other reservation lands between count and insert.
         ASSIGN_OR_RETURN(Result n, Exec("SELECT count(*) FROM cprof_tune_trials WHERE study_id = $1 AND "
@@ -192,6 +193,9 @@ class PostgresStorage final : public StudyStorage {
 
  private:
   static std::string Num(double v) { return fmt::format("{:.6f}", v); }
+  // The server, as the errors name it (without a password).
+  std::string Where() const { return fmt::format("PostgreSQL '{}'", RedactUrlPasswords(conninfo_)); }
+
   static std::string Get(const Result& r, int row, int col) { return PQgetvalue(r.get(), row, col); }
 
   // Runs a statement with text parameters; commands and queries both succeed.
@@ -204,7 +208,10 @@ class PostgresStorage final : public StudyStorage {
                                            nullptr, nullptr, 0));
     ExecStatusType st = PQresultStatus(r.get());
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-      return Internal("PostgreSQL: {}", OneLine(PQresultErrorMessage(r.get())));
+      // The statement's first words say what was being done (SELECT ... FROM cprof_tune_trials).
+      std::string_view what(sql);
+      what = what.substr(0, std::min<size_t>(what.find_first_of("\n("), 60));
+      return Internal("{}: {}: {}", Where(), what, OneLine(PQresultErrorMessage(r.get())));
     }
     return r;
   }

@@ -243,6 +243,33 @@ TEST_F(PostgresStorageTest, ARoleGrantedTheTablesUsesThem) {
   EXPECT_EQ(r->evaluations, 4);
 }
 
+// A refused statement names the server and what was being done: "PostgreSQL: permission denied
+// for table cprof_tune_studies" said neither.
+TEST_F(PostgresStorageTest, ARefusedStatementNamesTheServerAndTheStatement) {
+  ASSERT_TRUE(OpenStudyStorage(server_->url()).ok());  // the administrator: creates the tables
+  PGconn* admin = PQconnectdb(server_->url().c_str());
+  ASSERT_EQ(PQstatus(admin), CONNECTION_OK) << PQerrorMessage(admin);
+  PGresult* granted = PQexec(admin,
+                             "DROP ROLE IF EXISTS cprof_reader; CREATE ROLE cprof_reader LOGIN; "
+                             "GRANT SELECT ON cprof_tune_studies, cprof_tune_trials TO cprof_reader");
+  EXPECT_EQ(PQresultStatus(granted), PGRES_COMMAND_OK) << PQresultErrorMessage(granted);
+  PQclear(granted);
+  PQfinish(admin);
+
+  std::string url = server_->url();
+  url.replace(url.find("user=postgres"), 13, "user=cprof_reader");
+  auto store = OpenStudyStorage(url);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto id = (*store)->OpenStudy("read-only", "fp");
+  ASSERT_FALSE(id.ok());
+  const std::string msg(id.status().message());
+  EXPECT_EQ(msg.rfind("PostgreSQL '", 0), 0u) << msg;
+  EXPECT_NE(msg.find("cprof_reader"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("INSERT INTO cprof_tune_studies"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("permission denied"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+}
+
 // A server that is not there: one line naming what failed (libpq's message spans two, with a tab).
 TEST(PostgresStorageOpenTest, RefusedConnectionIsOneLine) {
   // The URL is named, without its password.

@@ -69,7 +69,7 @@ class StudyStorage {
   virtual StatusOr<std::optional<TrialRecord>> Reserve(int64_t study, const TrialRecord& proposal,
                                                        int64_t budget) = 0;
   // Writes state, metrics, measurements, reason, finished_at of trial `t.id`. State running reopens
-  // a finished trial (tuner.cc, when the study's first trials failed alike: its setup is wrong,
+  // a finished trial (study_worker.cc, when the study's first trials failed alike: its setup is wrong,
   // not their configurations); the process doing so stops, and the next run claims it.
   virtual Status Finish(const TrialRecord& t) = 0;
   // Hands running trial `id` from `from_worker` to `to_worker` (compare-and-set); false if it is no
@@ -81,8 +81,9 @@ class StudyStorage {
   virtual StatusOr<std::unique_ptr<StudyStorage>> Clone() const = 0;
 };
 
-// "sqlite:///abs/path.db", "sqlite://rel/path.db", a plain path ending in .db/.sqlite,
-// "postgresql://..." / "postgres://..." (libpq connection URI), or "memory".
+// "sqlite:///abs/path.db", "sqlite://rel/path.db", a plain path (an SQLite file, whatever its
+// extension), "postgresql://..." / "postgres://..." (libpq connection URI), or "memory"
+// ("memory://").
 StatusOr<std::unique_ptr<StudyStorage>> OpenStudyStorage(const std::string& url);
 
 std::unique_ptr<StudyStorage> MakeMemoryStorage();

@@ -93,9 +93,9 @@ bool ClaimAbandonedTrial(Study& st, StudyStorage& store, const std::string& me, 
 }
 
 // Under st.mu: the configuration to try at this attempt and its label (*label): the default first
-// while the study lacks it (--default_first), then a start configuration, then the sampler's
-// proposal. A study resumed with a space whose default changed runs the new one next: it was never
-// run, and the study had no baseline. nullopt: the sampler proposes nothing; st.stop says whether
+// while the study lacks it (TuneOptions::default_first, unless --no_default), then a start configuration,
+// then the sampler's proposal. A study resumed with a space whose default changed runs the new one next: it
+// was never run, and the study had no baseline. nullopt: the sampler proposes nothing; st.stop says whether
 // the study ends.
 std::optional<Config> NextProposal(Study& st, const History& h, int attempt, int64_t running,
                                    std::string* label) {

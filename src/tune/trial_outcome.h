@@ -50,7 +50,7 @@ struct StartFailure {
 // 4" and "--thread 8" read alike), one of them is the default configuration (`default_key`), and
 // no trial is complete; else nullopt. A space without a default needs the first 5 trials to fail
 // alike. Those trials say nothing about their configurations: the study reopens them
-// (tuner.cc), so that the rerun after the fix measures them, the default first.
+// (study_worker.cc, StopIfTheSetupIsWrong), so that the rerun after the fix measures them, the default first.
 std::optional<StartFailure> SameFailureFromTheStart(const std::vector<TrialRecord>& trials,
                                                    const std::optional<std::string>& default_key);
 

@@ -21,8 +21,8 @@
 // plus `regex` captures (the last match in stdout; group 1 is the value) under their names
 // (printed_metrics.h; values that are not finite numbers go to EvalResult::not_numbers). A nonzero
 // exit, a signal or a timeout fails the trial with the reason; whether the objectives are in the
-// output is the study's to judge (tuner.h). `wrapper` runs the command under another tool that
-// measures more (a tracer) and adds what it wrote. Thread-safe: workers run trials concurrently.
+// output is the study's to judge (CheckObjectives, trial_outcome.h). `wrapper` runs the command under another
+// tool that measures more (a tracer) and adds what it wrote. Thread-safe: workers run trials concurrently.
 #pragma once
 
 #include <atomic>
