@@ -181,20 +181,10 @@ StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, 
   return p;
 }
 
-}  // namespace
-
-StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return InvalidInput("{}: line {}, column {}: {}", origin, e.mark.line + 1, e.mark.column + 1, e.msg);
-  }
-  if (!root.IsMap() || !root["parameters"])
-    return InvalidInput("{}: expected a mapping with 'parameters'", origin);
-  SpaceDefinition def;
-  SpaceFile out{};
-  std::vector<int> env_lines;  // of out.env's entries
+// The YAML's parameters, constraints and env into `def` and `out` (env_lines: the line of each of
+// out->env's entries).
+Status ReadYamlSpace(const YAML::Node& root, const std::string& origin, SpaceDefinition& def, SpaceFile& out,
+                     std::vector<int>& env_lines) {
   try {
     RETURN_IF_ERROR(CheckKeys(root, kTopLevelKeys, origin, ""));
     const YAML::Node& params = root["parameters"];
@@ -251,58 +241,54 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
   } catch (const YAML::Exception& e) {
     return InvalidInput("{}: line {}: {}", origin, e.mark.line + 1, e.msg);
   }
-  const std::vector<std::string> conditions = def.conditions, condition_where = def.condition_where;
-  const std::vector<std::string> constraint_where = def.constraint_where;
-  auto space = SearchSpace::Create(std::move(def));
-  if (!space.ok()) return space.status().WithContext(origin);
-  out.space = std::move(space).value();
-  // `constraints: [5]` or `[true]` reads no parameter: it holds everywhere or nowhere, and is
-  // surely not what was meant.
-  for (size_t k = 0; k < out.space.constraints().size(); ++k)
-    if (out.space.constraints()[k].slots().empty())
-      return InvalidInput("{}: {}: constraint \"{}\" names no parameter", origin,
-                          k < constraint_where.size() ? constraint_where[k] : "?", out.space.constraints()[k].text());
-  // env templates checked here, where their line is known (the trial runner would name neither
-  // the file nor the line).
-  for (size_t k = 0; k < out.env.size(); ++k)
-    RETURN_IF_ERROR(CheckPlaceholders(out.env[k].second, out.space,
-                                      fmt::format("{}: line {}: env.{}", origin, env_lines[k], out.env[k].first)));
-  // Defaults that break a constraint: the study would run without its baseline (no default trial,
-  // no improvement over the default) and say nothing.
-  if (!out.space.DefaultConfig()) {
-    std::map<std::string, Value> defaults;
-    for (const Parameter& p : out.space.params())
-      if (p.default_value) defaults[p.name] = *p.default_value;
-    StatusOr<Config> d = out.space.FromValues(defaults);
-    bool complete = d.ok();
-    for (size_t i = 0; complete && i < out.space.size(); ++i)
-      complete = std::isnan((*d)[i]) || out.space.param(i).default_value.has_value();
-    if (complete) {
-      const std::vector<Value> values = out.space.Values(*d);
-      for (size_t k = 0; k < out.space.constraints().size(); ++k) {
-        const Expression& e = out.space.constraints()[k];
-        StatusOr<bool> holds = out.space.EvaluateConstraint(e, values);
-        if (holds.ok() && *holds) continue;
-        std::string named;
-        for (const auto& [name, v] : out.space.Named(*d)) named += (named.empty() ? "" : " ") + name + "=" + v;
-        return InvalidInput("{}: {}: the default configuration ({}) breaks the constraint \"{}\"", origin,
-                            k < constraint_where.size() ? constraint_where[k] : "constraints", named, e.text());
-      }
-    } else if (!defaults.empty() && d.ok()) {
-      // Some defaults and not all: no default configuration runs first, and the study has no
-      // baseline to compare with. It said nothing.
-      std::vector<std::string> missing;
-      for (size_t i = 0; i < out.space.size(); ++i)
-        if (!std::isnan((*d)[i]) && !out.space.param(i).default_value) missing.push_back(out.space.param(i).name);
-      out.warnings.push_back(fmt::format(
-          "{}: {} {} no default: the default configuration (the baseline that runs first and that the result is "
-          "compared with) needs one for every parameter",
-          origin, fmt::join(missing, ", "), missing.size() == 1 ? "has" : "have"));
+  return Status::Ok();
+}
+
+// Defaults that break a constraint are an error: the study would run without its baseline (no
+// default trial, no improvement over the default) and say nothing. Some defaults and not all, a
+// warning.
+Status CheckDefaults(SpaceFile& out, const std::vector<std::string>& constraint_where,
+                     const std::string& origin) {
+  if (out.space.DefaultConfig()) return Status::Ok();
+  std::map<std::string, Value> defaults;
+  for (const Parameter& p : out.space.params())
+    if (p.default_value) defaults[p.name] = *p.default_value;
+  StatusOr<Config> d = out.space.FromValues(defaults);
+  bool complete = d.ok();
+  for (size_t i = 0; complete && i < out.space.size(); ++i)
+    complete = std::isnan((*d)[i]) || out.space.param(i).default_value.has_value();
+  if (complete) {
+    const std::vector<Value> values = out.space.Values(*d);
+    for (size_t k = 0; k < out.space.constraints().size(); ++k) {
+      const Expression& e = out.space.constraints()[k];
+      StatusOr<bool> holds = out.space.EvaluateConstraint(e, values);
+      if (holds.ok() && *holds) continue;
+      std::string named;
+      for (const auto& [name, v] : out.space.Named(*d)) named += (named.empty() ? "" : " ") + name + "=" + v;
+      return InvalidInput("{}: {}: the default configuration ({}) breaks the constraint \"{}\"", origin,
+                          k < constraint_where.size() ? constraint_where[k] : "constraints", named, e.text());
     }
+  } else if (!defaults.empty() && d.ok()) {
+    // Some defaults and not all: no default configuration runs first, and the study has no
+    // baseline to compare with. It said nothing.
+    std::vector<std::string> missing;
+    for (size_t i = 0; i < out.space.size(); ++i)
+      if (!std::isnan((*d)[i]) && !out.space.param(i).default_value)
+        missing.push_back(out.space.param(i).name);
+    out.warnings.push_back(
+        fmt::format("{}: {} {} no default: the default configuration (the baseline that runs first and that "
+                    "the result is "
+                    "compared with) needs one for every parameter",
+                    origin, fmt::join(missing, ", "), missing.size() == 1 ? "has" : "have"));
   }
-  // A condition that holds in no configuration (`opt == 'sdg'` where opt has no value 'sdg')
-  // would leave its parameter out of every trial without a word. Exact over an enumerable space;
-  // otherwise over 4096 uniform draws (seeded: the same file always loads the same way).
+  return Status::Ok();
+}
+
+// A condition that holds in no configuration (`opt == 'sdg'` where opt has no value 'sdg') would
+// leave its parameter out of every trial without a word. Exact over an enumerable space; otherwise
+// over 4096 uniform draws (seeded: the same file always loads the same way).
+Status CheckConditionsHold(const SpaceFile& out, const std::vector<std::string>& conditions,
+                           const std::vector<std::string>& condition_where, const std::string& origin) {
   std::vector<Config> configs;
   const std::vector<Config>* all = out.space.Enumerated();
   if (!all && out.space.has_conditions()) {
@@ -320,6 +306,44 @@ StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& ori
                           origin, i < condition_where.size() ? condition_where[i] : "parameters",
                           out.space.param(i).name, conditions[i]);
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return InvalidInput("{}: line {}, column {}: {}", origin, e.mark.line + 1, e.mark.column + 1, e.msg);
+  }
+  if (!root.IsMap() || !root["parameters"])
+    return InvalidInput("{}: expected a mapping with 'parameters'", origin);
+  SpaceDefinition def;
+  SpaceFile out{};
+  std::vector<int> env_lines;  // of out.env's entries
+  RETURN_IF_ERROR(ReadYamlSpace(root, origin, def, out, env_lines));
+  const std::vector<std::string> conditions = def.conditions, condition_where = def.condition_where;
+  const std::vector<std::string> constraint_where = def.constraint_where;
+  auto space = SearchSpace::Create(std::move(def));
+  if (!space.ok()) return space.status().WithContext(origin);
+  out.space = std::move(space).value();
+  // `constraints: [5]` or `[true]` reads no parameter: it holds everywhere or nowhere, and is
+  // surely not what was meant.
+  for (size_t k = 0; k < out.space.constraints().size(); ++k)
+    if (out.space.constraints()[k].slots().empty())
+      return InvalidInput("{}: {}: constraint \"{}\" names no parameter", origin,
+                          k < constraint_where.size() ? constraint_where[k] : "?",
+                          out.space.constraints()[k].text());
+  // env templates checked here, where their line is known (the trial runner would name neither
+  // the file nor the line).
+  for (size_t k = 0; k < out.env.size(); ++k)
+    RETURN_IF_ERROR(
+        CheckPlaceholders(out.env[k].second, out.space,
+                          fmt::format("{}: line {}: env.{}", origin, env_lines[k], out.env[k].first)));
+  RETURN_IF_ERROR(CheckDefaults(out, constraint_where, origin));
+  RETURN_IF_ERROR(CheckConditionsHold(out, conditions, condition_where, origin));
   out.format = "yaml";
   return out;
 }
