@@ -317,7 +317,11 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     ASSIGN_OR_RETURN(replay, ReplayEvaluator::Open(o.replay, space, o.replay_noise));
   }
   TuneOptions topt;
-  ASSIGN_OR_RETURN(topt.objectives, ParseObjectives(o.objective, replay ? replay->metric() : ""));
+  {
+    auto objectives = ParseObjectives(o.objective, replay ? replay->metric() : "");
+    if (!objectives.ok()) return objectives.status().WithContext("--objective");
+    topt.objectives = std::move(objectives).value();
+  }
   // A replay reports the cache's objective, in the direction the file or Kernel Tuner's default
   // for its name gives; --objective may name it, and must for a metric of no known direction.
   if (replay && o.objective.empty()) {

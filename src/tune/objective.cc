@@ -33,14 +33,14 @@ StatusOr<std::vector<ObjectiveSpec>> ParseObjectives(const std::string& text, co
       std::string dir = item.substr(colon + 1);
       if (dir == "max" || dir == "maximize") spec.maximize = true;
       else if (dir != "min" && dir != "minimize")
-        return InvalidInput("--objective '{}': direction must be min or max, not '{}'", item, dir);
+        return InvalidInput("objective '{}': direction must be min or max, not '{}'", item, dir);
     }
-    if (spec.name.empty()) return InvalidInput("--objective '{}': no metric name", item);
+    if (spec.name.empty()) return InvalidInput("objective '{}': no metric name", item);
     for (const ObjectiveSpec& o : out)
-      if (o.name == spec.name) return InvalidInput("--objective: '{}' given twice", spec.name);
+      if (o.name == spec.name) return InvalidInput("objective '{}' given twice", spec.name);
     out.push_back(spec);
   }
-  if (out.empty()) return InvalidInput("--objective '{}': no objective", text);
+  if (out.empty()) return InvalidInput("objectives '{}': none named", text);
   return out;
 }
 

@@ -39,8 +39,8 @@ void Heartbeats(Study& st, StudyStorage& store) {
 
 StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, StudyStorage& storage,
                               const TuneOptions& options, const ProgressFn& progress) {
-  if (options.budget <= 0) return InvalidInput("--budget must be positive");
-  if (options.workers < 1) return InvalidInput("--workers must be at least 1");
+  if (options.budget <= 0) return InvalidInput("a study's budget must be positive, not {}", options.budget);
+  if (options.workers < 1) return InvalidInput("a study needs at least 1 worker, not {}", options.workers);
   if (options.study_name.empty()) return InvalidInput("a study needs a name");
   Study st(space, evaluator, options, progress);
   st.objectives = options.objectives;
