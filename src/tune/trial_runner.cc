@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -430,53 +431,100 @@ StatusOr<std::unique_ptr<TrialRunner>> TrialRunner::Create(CommandSpec spec, con
   return runner;
 }
 
-EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& params, Rng& rng) {
-  EvalResult res;
-  std::vector<std::string> argv;
-  if (spec_.shell) {
-    // Shell mode: the words are shell text; only the substituted values are quoted.
-    // A parameter that is inactive in this configuration is the empty word ('').
-    std::map<std::string, std::string> quoted;
-    for (const std::string& name : param_names_) quoted[name] = "''";
-    for (const auto& [k, v] : params) quoted[k] = ShellQuote(v);
-    std::string joined;
-    for (size_t i = 0; i < spec_.argv.size(); ++i) {
-      auto s = SubstituteParams(spec_.argv[i], quoted);
-      if (!s.ok()) {
-        res.state = TrialState::kFailed;
-        res.reason = s.status().message();
-        return res;
-      }
-      joined += (i ? " " : "") + *s;
-    }
-    argv = {"/bin/sh", "-c", joined};
-  } else {
-    argv = SubstituteArguments(spec_.argv, params);
+namespace {
+
+EvalResult Failed(std::string reason) {
+  EvalResult r;
+  r.state = TrialState::kFailed;
+  r.reason = std::move(reason);
+  return r;
+}
+
+// The command's words for one configuration. With `shell` the words are shell text and only the
+// substituted values are quoted; a parameter inactive in this configuration is the empty word ('').
+StatusOr<std::vector<std::string>> CommandFor(const CommandSpec& spec, const std::vector<std::string>& param_names,
+                                              const std::map<std::string, std::string>& params) {
+  if (!spec.shell) return SubstituteArguments(spec.argv, params);
+  std::map<std::string, std::string> quoted;
+  for (const std::string& name : param_names) quoted[name] = "''";
+  for (const auto& [k, v] : params) quoted[k] = ShellQuote(v);
+  std::string joined;
+  for (size_t i = 0; i < spec.argv.size(); ++i) {
+    ASSIGN_OR_RETURN(std::string word, SubstituteParams(spec.argv[i], quoted));
+    joined += (i ? " " : "") + word;
   }
+  return std::vector<std::string>{"/bin/sh", "-c", joined};
+}
+
+// The wrapper's words, writing to `output`.
+StatusOr<std::vector<std::string>> WrapperFor(const CommandSpec& spec, const std::string& output) {
+  std::vector<std::string> wrapped;
+  for (const std::string& w : spec.wrapper) {
+    ASSIGN_OR_RETURN(std::string word, SubstituteParams(w, {{"output", output}}));
+    wrapped.push_back(std::move(word));
+  }
+  return wrapped;
+}
+
+// The trial's environment: every parameter as CPROF_PARAM_<NAME>, the space's env templates, and
+// TMPDIR set to the trial's folder when it has one.
+std::vector<std::pair<std::string, std::string>> EnvFor(const CommandSpec& spec,
+                                                        const std::map<std::string, std::string>& params,
+                                                        const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const auto& [k, v] : params) env.emplace_back(ParamEnvName(k), v);
+  for (const auto& [k, tmpl] : spec.env) {
+    auto s = SubstituteParams(tmpl, params);
+    if (s.ok()) env.emplace_back(k, *s);
+  }
+  if (!dir.empty()) {
+    std::erase_if(env, [](const auto& kv) { return kv.first == "TMPDIR"; });
+    env.emplace_back("TMPDIR", dir);
+  }
+  return env;
+}
+
+// The failure a finished process is, if it is one: past the run's deadline, not started, timed
+// out, killed by a signal, or a nonzero exit.
+std::optional<EvalResult> ProcessFailure(const ProcessResult& p, const CommandSpec& spec) {
+  std::optional<EvalResult> res;
+  if (p.past_deadline) {
+    res = Failed("stopped at the run's time limit");
+    res->past_deadline = true;
+  } else if (!p.spawn_error.empty()) {
+    res = Failed(p.spawn_error);
+  } else if (p.timed_out) {
+    res = Failed(fmt::format("timed out after {}", FormatDuration(spec.timeout_ns)));
+    res->timed_out = true;
+  } else if (p.signal) {
+    res = Failed("killed by " + SignalName(p.signal));
+    // The same crash on the first trials, the default among them, is the setup's (a library that
+    // fails to load): it stops the study as an exit code with a message does.
+    res->exit_error = true;
+  } else if (p.exit_code != 0) {
+    std::string tail = LastLine(p.err, spec.wrapper_log_prefix);
+    res = Failed(fmt::format("exit code {}{}{}", p.exit_code, tail.empty() ? "" : ": ", tail));
+    res->exit_error = !tail.empty();
+  }
+  if (res) res->seconds = p.seconds;
+  return res;
+}
+
+}  // namespace
+
+EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& params, Rng& rng) {
+  StatusOr<std::vector<std::string>> command = CommandFor(spec_, param_names_, params);
+  if (!command.ok()) return Failed(command.status().message());
+  std::vector<std::string> argv = std::move(command).value();
   // A wrapped trial runs in a folder of its own, its TMPDIR: the wrapper writes its output and
   // its scratch files there (a tracer killed at the timeout leaves its session files behind),
   // and the folder goes when the trial ends, whatever happened.
   std::string dir, output;
   if (!spec_.wrapper.empty()) {
     auto made = MakeTempDir(kTrialDirPrefix);
-    if (!made.ok()) {
-      res.state = TrialState::kFailed;
-      res.reason = made.status().message();
-      return res;
-    }
+    if (!made.ok()) return Failed(made.status().message());
     dir = *made;
     output = dir + "/trial" + spec_.output_suffix;
-    std::vector<std::string> wrapped;
-    for (const std::string& w : spec_.wrapper) {
-      auto a = SubstituteParams(w, {{"output", output}});
-      if (!a.ok()) {
-        res.state = TrialState::kFailed;
-        res.reason = a.status().message();
-        return res;
-      }
-      wrapped.push_back(std::move(*a));
-    }
-    argv.insert(argv.begin(), wrapped.begin(), wrapped.end());
   }
   struct RemoveDir {
     const std::string& path;
@@ -485,54 +533,19 @@ EvalResult TrialRunner::Evaluate(const std::map<std::string, std::string>& param
       if (!path.empty()) std::filesystem::remove_all(path, ec);
     }
   } remove_dir{dir};
-  std::vector<std::pair<std::string, std::string>> env;
-  for (const auto& [k, v] : params) env.emplace_back(ParamEnvName(k), v);
-  for (const auto& [k, tmpl] : spec_.env) {
-    auto s = SubstituteParams(tmpl, params);
-    if (s.ok()) env.emplace_back(k, *s);
-  }
-  if (!dir.empty()) {
-    std::erase_if(env, [](const auto& kv) { return kv.first == "TMPDIR"; });
-    env.emplace_back("TMPDIR", dir);
+  if (!spec_.wrapper.empty()) {
+    StatusOr<std::vector<std::string>> wrapped = WrapperFor(spec_, output);
+    if (!wrapped.ok()) return Failed(wrapped.status().message());
+    argv.insert(argv.begin(), wrapped->begin(), wrapped->end());
   }
   // The metrics from all of stdout as it comes: a result printed before 1 MiB of log, or on a line
   // of more than 1 MiB, was lost with the start of the captured output.
   PrintedMetricsReader printed_reader(regex_);
-  ProcessResult p = RunProcess(argv, env, spec_.timeout_ns, spec_.cwd, deadline_.load(),
+  ProcessResult p = RunProcess(argv, EnvFor(spec_, params, dir), spec_.timeout_ns, spec_.cwd, deadline_.load(),
                                [&](std::string_view chunk) { printed_reader.Append(chunk); });
+  if (std::optional<EvalResult> failed = ProcessFailure(p, spec_)) return *failed;
+  EvalResult res;
   res.seconds = p.seconds;
-  if (p.past_deadline) {
-    res.state = TrialState::kFailed;
-    res.reason = "stopped at the run's time limit";
-    res.past_deadline = true;
-    return res;
-  }
-  if (!p.spawn_error.empty()) {
-    res.state = TrialState::kFailed;
-    res.reason = p.spawn_error;
-    return res;
-  }
-  if (p.timed_out) {
-    res.state = TrialState::kFailed;
-    res.reason = fmt::format("timed out after {}", FormatDuration(spec_.timeout_ns));
-    res.timed_out = true;
-    return res;
-  }
-  if (p.signal) {
-    res.state = TrialState::kFailed;
-    res.reason = "killed by " + SignalName(p.signal);
-    // The same crash on the first trials, the default among them, is the setup's (a library that
-    // fails to load): it stops the study as an exit code with a message does.
-    res.exit_error = true;
-    return res;
-  }
-  if (p.exit_code != 0) {
-    res.state = TrialState::kFailed;
-    std::string tail = LastLine(p.err, spec_.wrapper_log_prefix);
-    res.reason = fmt::format("exit code {}{}{}", p.exit_code, tail.empty() ? "" : ": ", tail);
-    res.exit_error = !tail.empty();
-    return res;
-  }
   PrintedMetrics printed = printed_reader.Finish();
   res.metrics = std::move(printed.values);
   res.not_numbers = std::move(printed.not_numbers);
