@@ -33,6 +33,21 @@ class PostgresStorageTest : public ::testing::Test {
     if (skip_) GTEST_SKIP() << why_;
     ASSERT_NE(server_, nullptr) << why_;
   }
+  // The tables made by the administrator's role (the first storage opened) and a login role
+  // `role` granted `grants` (SQL run as the administrator after CREATE ROLE); the URL as that role.
+  static std::string UrlAsRole(const std::string& role, const std::string& grants) {
+    EXPECT_TRUE(OpenStudyStorage(server_->url()).ok());
+    PGconn* admin = PQconnectdb(server_->url().c_str());
+    EXPECT_EQ(PQstatus(admin), CONNECTION_OK) << PQerrorMessage(admin);
+    const std::string sql = "DROP ROLE IF EXISTS " + role + "; CREATE ROLE " + role + " LOGIN; " + grants;
+    PGresult* granted = PQexec(admin, sql.c_str());
+    EXPECT_EQ(PQresultStatus(granted), PGRES_COMMAND_OK) << PQresultErrorMessage(granted);
+    PQclear(granted);
+    PQfinish(admin);
+    std::string url = server_->url();
+    url.replace(url.find("user=postgres"), 13, "user=" + role);
+    return url;
+  }
   static PostgresTestServer* server_;
   static std::string why_;
   static bool skip_;
@@ -209,19 +224,9 @@ TEST_F(PostgresStorageTest, TrialsReopenedAfterAWrongSetupRunOnTheRerun) {
 // them to a worker role, which does not own them. The worker opens the storage and runs a study;
 // it was refused, as the schema's CREATE INDEX IF NOT EXISTS needs the owner.
 TEST_F(PostgresStorageTest, ARoleGrantedTheTablesUsesThem) {
-  ASSERT_TRUE(OpenStudyStorage(server_->url()).ok());  // the administrator: creates the tables
-  PGconn* admin = PQconnectdb(server_->url().c_str());
-  ASSERT_EQ(PQstatus(admin), CONNECTION_OK) << PQerrorMessage(admin);
-  PGresult* granted = PQexec(admin,
-                             "DROP ROLE IF EXISTS cprof_worker; CREATE ROLE cprof_worker LOGIN; "
-                             "GRANT SELECT, INSERT, UPDATE, DELETE ON cprof_tune_studies, cprof_tune_trials "
-                             "TO cprof_worker; GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO cprof_worker");
-  EXPECT_EQ(PQresultStatus(granted), PGRES_COMMAND_OK) << PQresultErrorMessage(granted);
-  PQclear(granted);
-  PQfinish(admin);
-
-  std::string url = server_->url();
-  url.replace(url.find("user=postgres"), 13, "user=cprof_worker");
+  const std::string url = UrlAsRole("cprof_worker",
+                                    "GRANT SELECT, INSERT, UPDATE, DELETE ON cprof_tune_studies, cprof_tune_trials "
+                                    "TO cprof_worker; GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO cprof_worker");
   auto store = OpenStudyStorage(url);
   ASSERT_TRUE(store.ok()) << store.status().message();
   auto f = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 9, default: 0}\n", "s.yaml");
@@ -246,18 +251,7 @@ TEST_F(PostgresStorageTest, ARoleGrantedTheTablesUsesThem) {
 // A refused statement names the server and what was being done: "PostgreSQL: permission denied
 // for table cprof_tune_studies" said neither.
 TEST_F(PostgresStorageTest, ARefusedStatementNamesTheServerAndTheStatement) {
-  ASSERT_TRUE(OpenStudyStorage(server_->url()).ok());  // the administrator: creates the tables
-  PGconn* admin = PQconnectdb(server_->url().c_str());
-  ASSERT_EQ(PQstatus(admin), CONNECTION_OK) << PQerrorMessage(admin);
-  PGresult* granted = PQexec(admin,
-                             "DROP ROLE IF EXISTS cprof_reader; CREATE ROLE cprof_reader LOGIN; "
-                             "GRANT SELECT ON cprof_tune_studies, cprof_tune_trials TO cprof_reader");
-  EXPECT_EQ(PQresultStatus(granted), PGRES_COMMAND_OK) << PQresultErrorMessage(granted);
-  PQclear(granted);
-  PQfinish(admin);
-
-  std::string url = server_->url();
-  url.replace(url.find("user=postgres"), 13, "user=cprof_reader");
+  const std::string url = UrlAsRole("cprof_reader", "GRANT SELECT ON cprof_tune_studies, cprof_tune_trials TO cprof_reader");
   auto store = OpenStudyStorage(url);
   ASSERT_TRUE(store.ok()) << store.status().message();
   auto id = (*store)->OpenStudy("read-only", "fp");
