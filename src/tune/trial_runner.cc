@@ -208,6 +208,89 @@ std::string ParamEnvName(const std::string& name) {
   return upper;
 }
 
+namespace {
+
+// Reads the command's stdout and stderr until it exits (and a second more for grandchildren that
+// hold the pipes), killing its group at the timeout, at the run's deadline, or 2 s after an
+// interrupt it ignores. Sets r's output, timed_out and past_deadline; returns the wait status.
+int CollectUntilExit(pid_t pid, int out_fd, int err_fd, std::chrono::steady_clock::time_point timeout_at,
+                     std::chrono::steady_clock::time_point stop_at,
+                     const std::function<void(std::string_view)>& on_stdout, ProcessResult& r) {
+  const auto deadline = std::min(timeout_at, stop_at);
+  bool out_open = true, err_open = true, exited = false;
+  int wstatus = 0;
+  std::chrono::steady_clock::time_point exited_at;
+  std::optional<std::chrono::steady_clock::time_point> interrupted_at;
+  char buf[65536];
+  while (out_open || err_open || !exited) {
+    auto now = std::chrono::steady_clock::now();
+    // Ctrl-C or SIGTERM sent the group SIGTERM (InterruptTrials); a command that catches it and
+    // goes on is killed 2 s later, as on a timeout (tune waited for it however long it ran).
+    if (!exited && TrialsInterrupted() != 0) {
+      if (!interrupted_at) interrupted_at = now;
+      else if (now - *interrupted_at >= std::chrono::seconds(2)) {
+        KillTrial(pid, &wstatus);
+        exited = true;
+        exited_at = std::chrono::steady_clock::now();
+      }
+    }
+    if (!exited && now >= deadline) {
+      (now >= timeout_at ? r.timed_out : r.past_deadline) = true;
+      ::kill(-pid, SIGTERM);
+      for (int i = 0; i < 40 && ::waitpid(pid, &wstatus, WNOHANG) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      KillTrial(pid, &wstatus);
+      exited = true;
+      break;
+    }
+    // After the child exits, grandchildren may still hold the pipes: give them a second.
+    if (exited && now - exited_at > std::chrono::seconds(1)) break;
+    pollfd fds[2];
+    int nfds = 0;
+    if (out_open) fds[nfds++] = {out_fd, POLLIN, 0};
+    if (err_open) fds[nfds++] = {err_fd, POLLIN, 0};
+    if (nfds > 0) ::poll(fds, nfds, 50);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    for (int i = 0; i < nfds; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        if (fds[i].fd == out_fd) {
+          AppendCapped(r.out, buf, n, kMaxOut);
+          if (on_stdout) on_stdout(std::string_view(buf, static_cast<size_t>(n)));
+        } else {
+          AppendCapped(r.err, buf, n, kMaxErr);
+        }
+      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+        (fds[i].fd == out_fd ? out_open : err_open) = false;
+      }
+    }
+    if (!exited) {
+      pid_t w = ::waitpid(pid, &wstatus, WNOHANG);
+      if (w == pid) {
+        exited = true;
+        exited_at = std::chrono::steady_clock::now();
+      }
+    }
+  }
+  return wstatus;
+}
+
+// The child's environment: ours, with the entries of `env` set over it.
+std::vector<std::string> ChildEnvironment(const std::vector<std::pair<std::string, std::string>>& env) {
+  std::vector<std::string> out;
+  std::set<std::string> overridden;
+  for (const auto& [k, v] : env) overridden.insert(k);
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    if (!overridden.count(kv.substr(0, kv.find('=')))) out.push_back(kv);
+  }
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+}  // namespace
+
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
                          TimeNs timeout_ns, const std::string& cwd, std::chrono::steady_clock::time_point stop_at,
                          const std::function<void(std::string_view)>& on_stdout) {
@@ -229,14 +312,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
   std::vector<char*> cargv;
   for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
-  std::vector<std::string> env_strings;
-  std::set<std::string> overridden;
-  for (const auto& [k, v] : env) overridden.insert(k);
-  for (char** e = environ; *e; ++e) {
-    std::string kv = *e;
-    if (!overridden.count(kv.substr(0, kv.find('=')))) env_strings.push_back(kv);
-  }
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<std::string> env_strings = ChildEnvironment(env);
   std::vector<char*> cenv;
   for (std::string& s : env_strings) cenv.push_back(s.data());
   cenv.push_back(nullptr);
@@ -285,63 +361,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
 
   const auto timeout_at = timeout_ns > 0 ? start + std::chrono::nanoseconds(timeout_ns)
                                          : std::chrono::steady_clock::time_point::max();
-  const auto deadline = std::min(timeout_at, stop_at);
-  bool out_open = true, err_open = true, exited = false;
-  int wstatus = 0;
-  std::chrono::steady_clock::time_point exited_at;
-  std::optional<std::chrono::steady_clock::time_point> interrupted_at;
-  char buf[65536];
-  while (out_open || err_open || !exited) {
-    auto now = std::chrono::steady_clock::now();
-    // Ctrl-C or SIGTERM sent the group SIGTERM (InterruptTrials); a command that catches it and
-    // goes on is killed 2 s later, as on a timeout (tune waited for it however long it ran).
-    if (!exited && TrialsInterrupted() != 0) {
-      if (!interrupted_at) interrupted_at = now;
-      else if (now - *interrupted_at >= std::chrono::seconds(2)) {
-        KillTrial(pid, &wstatus);
-        exited = true;
-        exited_at = std::chrono::steady_clock::now();
-      }
-    }
-    if (!exited && now >= deadline) {
-      (now >= timeout_at ? r.timed_out : r.past_deadline) = true;
-      ::kill(-pid, SIGTERM);
-      for (int i = 0; i < 40 && ::waitpid(pid, &wstatus, WNOHANG) == 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      KillTrial(pid, &wstatus);
-      exited = true;
-      break;
-    }
-    // After the child exits, grandchildren may still hold the pipes: give them a second.
-    if (exited && now - exited_at > std::chrono::seconds(1)) break;
-    pollfd fds[2];
-    int nfds = 0;
-    if (out_open) fds[nfds++] = {out_pipe[0], POLLIN, 0};
-    if (err_open) fds[nfds++] = {err_pipe[0], POLLIN, 0};
-    if (nfds > 0) ::poll(fds, nfds, 50);
-    else std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    for (int i = 0; i < nfds; ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) {
-        if (fds[i].fd == out_pipe[0]) {
-          AppendCapped(r.out, buf, n, kMaxOut);
-          if (on_stdout) on_stdout(std::string_view(buf, static_cast<size_t>(n)));
-        } else {
-          AppendCapped(r.err, buf, n, kMaxErr);
-        }
-      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        (fds[i].fd == out_pipe[0] ? out_open : err_open) = false;
-      }
-    }
-    if (!exited) {
-      pid_t w = ::waitpid(pid, &wstatus, WNOHANG);
-      if (w == pid) {
-        exited = true;
-        exited_at = std::chrono::steady_clock::now();
-      }
-    }
-  }
+  const int wstatus = CollectUntilExit(pid, out_pipe[0], err_pipe[0], timeout_at, stop_at, on_stdout, r);
   ::kill(-pid, SIGKILL);  // stragglers of the group
   ::close(out_pipe[0]);
   ::close(err_pipe[0]);
