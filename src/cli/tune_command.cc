@@ -1,7 +1,7 @@
 // `cann-profiler tune` (also installed as `cann-auto-tune`): searches a workload's knobs.
 //
-//   cann-profiler tune --space space.yaml --objective latency_ms:min --budget 50 \
-//       -- python3 bench.py --threads {threads} --batch {batch}
+//   cann-profiler tune --space space.yaml --objective latency_ms:min --budget 50
+//       -- python3 bench.py --threads {threads} --batch {batch}   (one command line)
 //   cann-profiler tune --replay gemm_RTX_3090.json.gz --budget 100 --seed 1 --json
 //
 // Progress goes to stderr (one line per trial); the result to stdout or --output: text, or with
@@ -227,9 +227,13 @@ std::string ConstraintFailure(const SearchSpace& space) {
 
 // What the tuner's guidance reads of a diagnosis report.
 tune::ReportedRun ReportedRunOf(const Diagnosis& d) {
-  tune::ReportedRun run{.device = std::string(DeviceKindId(d.device)), .torch_version = d.torch_version};
+  tune::ReportedRun run{
+      .device = std::string(DeviceKindId(d.device)), .torch_version = d.torch_version, .findings = {}};
   for (const Finding& f : d.findings) {
-    tune::ReportedFinding r{.category = std::string(CategoryId(f.category)), .confidence = f.confidence, .title = f.title};
+    tune::ReportedFinding r{.category = std::string(CategoryId(f.category)),
+                            .confidence = f.confidence,
+                            .title = f.title,
+                            .metrics = {}};
     for (const FindingMetric& m : f.metrics) r.metrics.insert_or_assign(m.name, m.value);
     run.findings.push_back(std::move(r));
   }

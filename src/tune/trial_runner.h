@@ -40,6 +40,7 @@
 #include "base/time_units.h"
 #include "tune/evaluator.h"
 #include "tune/search_space.h"
+#include "tune/trial_process.h"
 
 namespace cprof::tune {
 
@@ -70,13 +71,6 @@ struct CommandSpec {
   std::string wrapper_log_prefix;
 };
 
-// Interrupting a study (tune's handler of SIGINT, SIGTERM, SIGHUP): every running trial's process
-// group gets SIGTERM, no new one starts, and the study loop stops without recording the trials it
-// was running, so a rerun of the same command runs them again. Async-signal-safe; process-wide.
-void InterruptTrials(int signal);
-// The signal InterruptTrials was first called with; 0 when it was not.
-int TrialsInterrupted();
-
 // The name of a wrapped trial's folder under $TMPDIR (base/temp_dir.h adds six random characters).
 inline constexpr std::string_view kTrialDirPrefix = "cprof_trial_";
 
@@ -102,26 +96,6 @@ std::vector<std::string> ParametersNotPassed(const CommandSpec& spec, const Sear
 
 // CPROF_PARAM_<NAME>: the environment variable a parameter is exported as (non-alphanumerics as _).
 std::string ParamEnvName(const std::string& name);
-
-struct ProcessResult {
-  int exit_code = -1;   // valid when !signaled && !timed_out
-  int signal = 0;
-  bool timed_out = false;
-  std::string out;      // stdout (the last 1 MiB)
-  std::string err;      // stderr (the last 64 KiB)
-  double seconds = 0;
-  std::string spawn_error;  // exec failed (no such file, ...)
-  // Stopped at `stop_at` (killed as at a timeout), or not started because it had passed.
-  bool past_deadline = false;
-};
-
-// Runs argv with extra environment, capturing output; see the header comment for timeouts.
-// `stop_at`: a deadline beside the timeout (tune --time), reported apart (past_deadline).
-// `on_stdout`, when given, also sees all of stdout as it comes (ProcessResult::out keeps its end).
-ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
-                         TimeNs timeout_ns, const std::string& cwd,
-                         std::chrono::steady_clock::time_point stop_at = std::chrono::steady_clock::time_point::max(),
-                         const std::function<void(std::string_view)>& on_stdout = {});
 
 class TrialRunner final : public Evaluator {
  public:
