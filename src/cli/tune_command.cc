@@ -227,13 +227,9 @@ std::string ConstraintFailure(const SearchSpace& space) {
 
 // What the tuner's guidance reads of a diagnosis report.
 tune::ReportedRun ReportedRunOf(const Diagnosis& d) {
-  tune::ReportedRun run{
-      .device = std::string(DeviceKindId(d.device)), .torch_version = d.torch_version, .findings = {}};
+  tune::ReportedRun run{.device = std::string(DeviceKindId(d.device)), .torch_version = d.torch_version};
   for (const Finding& f : d.findings) {
-    tune::ReportedFinding r{.category = std::string(CategoryId(f.category)),
-                            .confidence = f.confidence,
-                            .title = f.title,
-                            .metrics = {}};
+    tune::ReportedFinding r{.category = std::string(CategoryId(f.category)), .confidence = f.confidence, .title = f.title};
     for (const FindingMetric& m : f.metrics) r.metrics.insert_or_assign(m.name, m.value);
     run.findings.push_back(std::move(r));
   }
