@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "base/shell_quote.h"
-#include "tune/trial_runner.h"
+#include "tune/trial_process.h"
 
 namespace cprof::tune {
 

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "tune/racing.h"
-#include "tune/trial_runner.h"
+#include "tune/trial_process.h"
 
 namespace cprof::tune {
 namespace {

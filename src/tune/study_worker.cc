@@ -16,8 +16,8 @@
 #include "tune/study_summary.h"
 #include "tune/trial_measurement.h"
 #include "tune/trial_outcome.h"
+#include "tune/trial_process.h"
 #include "tune/trial_record_json.h"
-#include "tune/trial_runner.h"
 #include "tune/worker_id.h"
 
 namespace cprof::tune {

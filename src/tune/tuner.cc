@@ -16,7 +16,7 @@
 #include "tune/study_run.h"
 #include "tune/study_summary.h"
 #include "tune/study_worker.h"
-#include "tune/trial_runner.h"
+#include "tune/trial_process.h"
 #include "tune/worker_id.h"
 
 namespace cprof::tune {
