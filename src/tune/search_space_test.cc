@@ -1,9 +1,11 @@
 // Search spaces: YAML, conditions, constraints, enumeration, Kernel Tuner and T4 imports.
 #include "tune/search_space.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <set>
 
@@ -29,7 +31,7 @@ env:
   OMP_NUM_THREADS: "{threads}"
 )";
 
-SpaceFile Load(const char* yaml) {
+SpaceFile Load(const std::string& yaml) {
   auto f = ParseSpaceYaml(yaml, "test.yaml");
   EXPECT_TRUE(f.ok()) << f.status().message();
   return std::move(f).value();
@@ -106,6 +108,29 @@ parameters:
   const Parameter& lr = f.space.params()[0];
   EXPECT_EQ(std::get<double>(lr.ValueAt(1.0)), 0.1);
   EXPECT_EQ(std::get<double>(lr.ValueAt(0.0)), 1.0e-4);
+}
+
+// Every short decimal default comes back as written, whatever the range: a log-scale default of 1
+// in 0.001..10 went out as 0.999999999999999 (exp(log) is off by more than 15 digits keep).
+TEST(SearchSpaceTest, ShortDefaultsComeBackAsWrittenOverManyRanges) {
+  int checked = 0;
+  for (double low : {1e-6, 1e-3, 0.01, 0.3, 1.0, 7.0}) {
+    for (double high : {10.0, 12.5, 1e3, 3.3e5}) {
+      for (const char* def : {"1", "2", "0.3", "0.5", "5e-04", "7", "9.9", "0.001", "123.4", "3e+05"}) {
+        const double d = std::strtod(def, nullptr);
+        if (d < low || d > high) continue;
+        for (const char* log : {"true", "false"}) {
+          SpaceFile f = Load(fmt::format("parameters:\n  - {{name: v, type: float, low: {}, high: {}, log: {}, default: {}}}\n",
+                                         low, high, log, def));
+          auto c = f.space.DefaultConfig();
+          ASSERT_TRUE(c.has_value());
+          EXPECT_EQ(f.space.Named(*c).at("v"), FormatValue(Value{d})) << low << ".." << high << " log " << log;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 200);
 }
 
 // Large ints pass exactly (15 significant digits made 1000000000000005 into 1e15, below low, and
