@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -14,6 +15,37 @@ namespace {
 std::string Num(double v) { return fmt::format("{:.4g}", v); }
 
 bool Better(double a, double b, bool maximize) { return maximize ? a > b : a < b; }
+
+// Tick values for an axis over [lo, hi], given in the axis's scale (log10 of the value on a log
+// axis), at round numbers: on a log axis the powers of ten when three or more fall inside (every
+// k-th when more than six), else 1, 2 and 5 times them; on a linear axis the multiples of the
+// largest 1-2-5 step that puts four or more inside.
+std::vector<double> AxisTicks(double lo, double hi, bool log_axis) {
+  std::vector<double> ticks;
+  if (log_axis) {
+    const double first = std::ceil(lo), decades = std::floor(hi) - first + 1;
+    if (decades >= 3) {
+      const double stride = std::ceil(decades / 6);
+      for (double e = first; e <= hi; e += stride) ticks.push_back(std::pow(10.0, e));
+      return ticks;
+    }
+    for (double e = std::floor(lo); e <= std::ceil(hi); ++e)
+      for (double m : {1.0, 2.0, 5.0}) {
+        const double v = m * std::pow(10.0, e);
+        if (std::log10(v) >= lo && std::log10(v) <= hi) ticks.push_back(v);
+      }
+    return ticks;
+  }
+  double magnitude = std::pow(10.0, std::floor(std::log10(hi - lo)));
+  for (int tries = 0; tries < 8; ++tries, magnitude /= 10)
+    for (double m : {5.0, 2.0, 1.0}) {
+      const double step = m * magnitude, from = std::ceil(lo / step), to = std::floor(hi / step);
+      if (to - from + 1 < 4) continue;
+      for (double k = from; k <= to; ++k) ticks.push_back(k * step);
+      return ticks;
+    }
+  return {lo, hi};
+}
 
 }  // namespace
 
@@ -46,7 +78,6 @@ std::string ConvergenceSvg(const TuningReportData& d) {
   // trial beside 0.5-10 ms ones) flattens every other point and the best-so-far line into the axis.
   const bool log_axis = vmin > 0 && vmax / vmin > kLogAxisRatio;
   auto scale = [&](double v) { return log_axis ? std::log10(v) : v; };
-  auto unscale = [&](double s) { return log_axis ? std::pow(10.0, s) : s; };
   double lo = scale(vmin), hi = scale(vmax);
   if (hi <= lo) hi = lo + (lo == 0 ? 1 : std::fabs(lo) * 0.1);
   const double pad = (hi - lo) * 0.05;
@@ -59,8 +90,7 @@ std::string ConvergenceSvg(const TuningReportData& d) {
   // Axes and ticks.
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>", kL, kT, kH - kB);
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"#888\"/>", kL, kH - kB, kW - kR);
-  for (int k = 0; k <= 4; ++k) {
-    const double v = unscale(lo + (hi - lo) * k / 4);
+  for (double v : AxisTicks(lo, hi, log_axis)) {
     svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"end\">{}</text>", kL - 6, y(v) + 4,
                        Html(Num(v)));
   }

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <regex>
+#include <vector>
+
 namespace cprof {
 namespace {
 
@@ -85,6 +89,51 @@ TEST(TuningReport, WideRangesGetALogAxis) {
   std::string linear = ConvergenceSvg(zero);
   EXPECT_EQ(linear.find("log scale"), std::string::npos);
   EXPECT_EQ(linear.find(">-"), std::string::npos) << "a negative tick on a latency axis";
+}
+
+// The value axis's labels, largest first.
+std::vector<double> AxisLabels(const std::string& svg) {
+  std::vector<double> out;
+  static const std::regex kLabel("text-anchor=\"end\">([-0-9.e+]+)</text>");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), kLabel); it != std::sregex_iterator(); ++it)
+    out.push_back(std::stod((*it)[1].str()));
+  std::sort(out.rbegin(), out.rend());
+  return out;
+}
+
+// Ticks at round values: powers of ten on a log axis that spans decades (it showed 12.96, 1.085,
+// 0.09086, 0.007608, 0.000637), 1-2-5 steps otherwise, each at the height of its value.
+TEST(TuningReport, AxisTicksAreRoundValues) {
+  TuningReportData d = Study();
+  const double wide[] = {12.96, 0.0012, 0.004, 0.000637, 0, 0.5};
+  for (int i = 0; i < 6; ++i)
+    if (d.trials[i].value) d.trials[i].value = wide[i];
+  std::vector<double> ticks = AxisLabels(ConvergenceSvg(d));
+  EXPECT_EQ(ticks, (std::vector<double>{10, 1, 0.1, 0.01, 0.001})) << ::testing::PrintToString(ticks);
+
+  const double decade[] = {40, 3, 4, 1.9, 0, 2};  // a log axis over 1.3 decades: 1-2-5 steps
+  for (int i = 0; i < 6; ++i)
+    if (d.trials[i].value) d.trials[i].value = decade[i];
+  ticks = AxisLabels(ConvergenceSvg(d));
+  EXPECT_EQ(ticks, (std::vector<double>{20, 10, 5, 2})) << ::testing::PrintToString(ticks);
+
+  const double narrow[] = {9.5, 3, 4, 1.2, 0, 2};  // within 20x: linear, steps of 2
+  for (int i = 0; i < 6; ++i)
+    if (d.trials[i].value) d.trials[i].value = narrow[i];
+  ticks = AxisLabels(ConvergenceSvg(d));
+  EXPECT_EQ(ticks, (std::vector<double>{8, 6, 4, 2})) << ::testing::PrintToString(ticks);
+
+  ticks = AxisLabels(ConvergenceSvg(Study()));  // linear, 60-120 ms: steps of 20
+  EXPECT_EQ(ticks, (std::vector<double>{120, 100, 80, 60})) << ::testing::PrintToString(ticks);
+  // Each label sits at its value: 80 halfway between 60 and 100.
+  const std::string svg = ConvergenceSvg(Study());
+  auto label_y = [&](const std::string& label) {
+    size_t at = svg.find("text-anchor=\"end\">" + label + "</text>");
+    size_t y = svg.rfind("y=\"", at);
+    return std::stod(svg.substr(y + 3));
+  };
+  EXPECT_NEAR(label_y("80"), (label_y("60") + label_y("100")) / 2, 0.2);
+  EXPECT_NEAR(label_y("60") - 4, DotY(svg, 3), 0.2) << "the best dot, 60 ms, at the 60 tick";
 }
 
 TEST(TuningReport, ParetoFrontIsATableOnlyWithSeveralObjectives) {
