@@ -1,5 +1,5 @@
 // Browser tests of the performance map (ctest label `browser`): Debian's chromium driven by
-// playwright-core opens pages made by `cann-profiler visualize` from disk and checks that they
+// playwright-core opens pages made by `cann-profiler visualize` (and `tune`'s report) from disk and checks that they
 // load with no console error and no network request, show the right tracks, select and search
 // slices, render the flame graph and heatmaps, jump from a finding to its evidence, and keep
 // hostile trace strings inert. Screenshots of every view land in --artifacts.
@@ -30,8 +30,9 @@ function visualize(trace, out, extra = []) {
   return out;
 }
 
-// Opens a page from disk; collects console errors, page errors, dialogs and requests.
-async function openPage(browser, file) {
+// Opens a page from disk; collects console errors, page errors, dialogs and requests. A scripted
+// page (the performance map) is waited for until it says it is ready.
+async function openPage(browser, file, { scripted = true } = {}) {
   const context = await browser.newContext({ viewport: { width: 1500, height: 900 } });
   const page = await context.newPage();
   const problems = { console: [], errors: [], dialogs: [], requests: [] };
@@ -48,6 +49,7 @@ async function openPage(browser, file) {
     if (r.url() !== url) problems.requests.push(r.url());
   });
   await page.goto(url);
+  if (!scripted) return { page, context, problems };
   await page.waitForFunction(() => document.body.dataset.ready !== undefined, null, { timeout: 60000 });
   const ready = await page.evaluate(() => document.body.dataset.ready);
   assert.equal(ready, "1", `page did not load: ${await page.textContent("body")}`);
@@ -310,6 +312,41 @@ test("fixture", async (browser) => {
   }
   assertClean(problems, "fixture");
   console.log(`fixture: ${lanes.size} slice tracks, html ${statSync(html).size} bytes, json ${statSync(file).size} bytes gz`);
+  await context.close();
+});
+
+test("tune_report", async (browser) => {
+  // `tune`'s HTML report (static HTML and SVG) of a replayed study: it renders, asks for nothing
+  // over the network, draws one dot per complete trial inside the plot, and labels its axis.
+  const cache = path.join(fixtures, "tuning/gemm_RTX_3090.json.gz");
+  if (!existsSync(cache)) {
+    console.log(`skip tune_report: ${cache} not found`);
+    return;
+  }
+  const html = path.join(work, "tune_report.html");
+  execFileSync(cli, ["tune", "--replay", cache, "--budget", "30", "--seed", "1", "--storage", "memory", "-q",
+    "--report", html], { stdio: ["ignore", "pipe", "inherit"] });
+  const { page, context, problems } = await openPage(browser, html, { scripted: false });
+  const seen = await page.evaluate(() => {
+    const svg = document.querySelector("svg[aria-label=convergence]");
+    const box = svg.getBoundingClientRect();
+    const dots = [...svg.querySelectorAll("circle.trial")].map((c) => c.getBoundingClientRect());
+    const rows = [...document.querySelectorAll("tr")].filter((r) => r.cells[1]?.textContent === "complete");
+    const labels = [...svg.querySelectorAll("text[text-anchor=end]")].map((t) => t.textContent);
+    return {
+      width: box.width, height: box.height, dots: dots.length, complete: rows.length, labels,
+      inside: dots.every((d) => d.top >= box.top && d.bottom <= box.bottom && d.left >= box.left && d.right <= box.right),
+      best: svg.querySelectorAll("circle.trial[fill='#12a150']").length,
+    };
+  });
+  assert.ok(seen.width > 600 && seen.height > 200, `plot drawn at ${seen.width}x${seen.height}`);
+  assert.equal(seen.dots, 30, "one dot per evaluation (a replay has no failed trial here)");
+  assert.equal(seen.complete, seen.dots, "as many dots as complete trials in the table");
+  assert.ok(seen.inside, "every dot inside the plot");
+  assert.equal(seen.best, 1, "one best dot");
+  assert.ok(seen.labels.length >= 3 && seen.labels.every((l) => Number.isFinite(Number(l))), `axis labels: ${seen.labels}`);
+  await shot(page, "tune_report");
+  assertClean(problems, "tune_report");
   await context.close();
 });
 
