@@ -1,11 +1,12 @@
 // Browser tests of the performance map (ctest label `browser`): Debian's chromium driven by
-// playwright-core opens pages made by `cann-profiler visualize` (and `tune`'s report) from disk and checks that they
+// playwright-core opens pages made by `cann-profiler visualize` from disk and checks that they
 // load with no console error and no network request, show the right tracks, select and search
 // slices, render the flame graph and heatmaps, jump from a finding to its evidence, and keep
-// hostile trace strings inert. Screenshots of every view land in --artifacts.
+// hostile trace strings inert; and `tune`'s report renders its convergence plot. Screenshots of
+// every view land in --artifacts.
 //
 //   node web/test/browser_test.mjs --cli build/cann-profiler --work build/browser_tests \
-//        [--fixtures ../shared/fixtures] [--only basic|xss|fixture]
+//        [--fixtures ../shared/fixtures] [--only basic|xss|fixture|tune_report]
 import { chromium } from "playwright-core";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
