@@ -304,7 +304,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   const SearchSpace& space = space_file.space;
   // Else the study "runs", tries nothing and says "all 0 configurations were tried".
   const std::string& space_origin = o.space.empty() ? (o.replay.empty() ? o.from_diagnosis : o.replay) : o.space;
-  if (const auto* all = space.Enumerated(); all && all->empty())
+  if (const auto* all = space.Enumerated(); (all && all->empty()) || space.ConstrainedCoreEmpty())
     return InvalidInput("{}: no configuration satisfies the constraints{}", space_origin, ConstraintFailure(space));
   // Too large to enumerate: rejection sampling cannot prove the space empty, but one whose
   // constraints no random draw meets would run no trial and end in "no trial succeeded".

@@ -4,14 +4,24 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <optional>
 
 namespace cprof::tune {
+
+// The constrained parameters and their feasible combinations (full configurations with the
+// other parameters NaN), for SampleUniform.
+struct SearchSpace::Core {
+  std::vector<size_t> params;
+  std::vector<Config> combos;
+};
 
 struct SearchSpace::EnumCache {
   std::once_flag once;
   bool listed = false;
   std::vector<Config> configs;
   std::vector<std::string> keys;
+  std::once_flag core_once;
+  std::optional<Core> core;
 };
 
 StatusOr<SearchSpace> SearchSpace::Create(SpaceDefinition def) {
@@ -187,8 +197,18 @@ std::optional<std::string> SearchSpace::DefaultKey() const {
 Config SearchSpace::SampleUniform(Rng& rng) const {
   Config c(params_.size(), std::nan(""));
   std::vector<Value> values(params_.size());
+  std::vector<bool> drawn(params_.size());
+  if (const Core* core = ConstrainedCore(); core && !core->combos.empty()) {
+    const Config& combo = core->combos[rng.Index(core->combos.size())];
+    for (size_t i : core->params) {
+      c[i] = combo[i];
+      values[i] = params_[i].ValueAt(c[i]);
+      drawn[i] = true;
+    }
+  }
   for (size_t i = 0; i < params_.size(); ++i) {
     const Parameter& p = params_[i];
+    if (drawn[i]) continue;
     if (p.condition) {
       auto holds = p.condition->EvaluateBool(values);
       if (!holds.ok() || !*holds) continue;
@@ -235,21 +255,31 @@ std::vector<Config> SearchSpace::Neighbors(const Config& c) const {
   return out;
 }
 
-void SearchSpace::Enumerate(std::vector<Config>& out) const {
-  // Depth-first over parameters; a constraint is checked as soon as its last parameter is set.
-  const size_t n = params_.size();
-  std::vector<std::vector<const Expression*>> check_at(n);
+void SearchSpace::Enumerate(const std::vector<size_t>& which, size_t limit, std::vector<Config>& out) const {
+  // A constraint is checked as soon as the last of its parameters is set; one that reads a
+  // parameter outside `which` is not checked.
+  const size_t n = which.size();
+  std::vector<int> position(params_.size(), -1);
+  for (size_t k = 0; k < n; ++k) position[which[k]] = static_cast<int>(k);
+  std::vector<std::vector<const Expression*>> check_at(std::max<size_t>(n, 1));
   for (const Expression& e : constraints_) {
-    int last = e.slots().empty() ? 0 : e.slots().back();
-    check_at[last].push_back(&e);
+    int last = 0;
+    bool outside = false;
+    for (int s : e.slots()) {
+      outside |= position[s] < 0;
+      last = std::max(last, position[s]);
+    }
+    if (!outside) check_at[last].push_back(&e);
   }
-  Config c(n, std::nan(""));
-  std::vector<Value> values(n);
-  auto rec = [&](auto&& self, size_t i) -> void {
-    if (i == n) {
+  Config c(params_.size(), std::nan(""));
+  std::vector<Value> values(params_.size());
+  auto rec = [&](auto&& self, size_t k) -> void {
+    if (out.size() > limit) return;
+    if (k == n) {
       out.push_back(c);
       return;
     }
+    const size_t i = which[k];
     const Parameter& p = params_[i];
     bool active = true;
     if (p.condition) {
@@ -257,20 +287,20 @@ void SearchSpace::Enumerate(std::vector<Config>& out) const {
       active = holds.ok() && *holds;
     }
     auto checks_pass = [&] {
-      for (const Expression* e : check_at[i])
+      for (const Expression* e : check_at[k])
         if (!ConstraintHolds(*e, values)) return false;
       return true;
     };
     if (!active) {
       c[i] = std::nan("");
       values[i] = Value{};
-      if (checks_pass()) self(self, i + 1);
+      if (checks_pass()) self(self, k + 1);
       return;
     }
-    for (size_t k = 0; k < p.cardinality(); ++k) {
-      c[i] = static_cast<double>(k);
+    for (size_t v = 0; v < p.cardinality(); ++v) {
+      c[i] = static_cast<double>(v);
       values[i] = p.ValueAt(c[i]);
-      if (checks_pass()) self(self, i + 1);
+      if (checks_pass()) self(self, k + 1);
     }
     c[i] = std::nan("");
     values[i] = Value{};
@@ -278,12 +308,42 @@ void SearchSpace::Enumerate(std::vector<Config>& out) const {
   rec(rec, 0);
 }
 
+const SearchSpace::Core* SearchSpace::ConstrainedCore() const {
+  if (!enum_cache_ || constraints_.empty()) return nullptr;
+  std::call_once(enum_cache_->core_once, [&] {
+    if (Enumerated()) return;
+    std::vector<bool> read(params_.size());
+    for (const Expression& e : constraints_)
+      for (int s : e.slots()) read[s] = true;
+    Core core;
+    double product = 1;
+    for (size_t i = 0; i < params_.size(); ++i) {
+      if (!read[i]) continue;
+      if (params_[i].continuous() || params_[i].condition) return;
+      core.params.push_back(i);
+      product *= static_cast<double>(params_[i].cardinality());
+    }
+    if (product > kMaxCore) return;
+    Enumerate(core.params, static_cast<size_t>(kMaxEnumerate), core.combos);
+    if (core.combos.size() > kMaxEnumerate) return;
+    enum_cache_->core = std::move(core);
+  });
+  return enum_cache_->core ? &*enum_cache_->core : nullptr;
+}
+
+bool SearchSpace::ConstrainedCoreEmpty() const {
+  const Core* core = ConstrainedCore();
+  return core && core->combos.empty();
+}
+
 const std::vector<Config>* SearchSpace::Enumerated() const {
   if (!enum_cache_) return nullptr;
   std::call_once(enum_cache_->once, [&] {
     auto size = CartesianSize();
     if (!size || *size > kMaxEnumerate) return;
-    Enumerate(enum_cache_->configs);
+    std::vector<size_t> all(params_.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    Enumerate(all, static_cast<size_t>(kMaxEnumerate), enum_cache_->configs);
     enum_cache_->keys.reserve(enum_cache_->configs.size());
     for (const Config& c : enum_cache_->configs) enum_cache_->keys.push_back(Key(c));
     enum_cache_->listed = true;

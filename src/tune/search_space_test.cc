@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -131,6 +132,47 @@ TEST(SearchSpaceTest, ShortDefaultsComeBackAsWrittenOverManyRanges) {
     }
   }
   EXPECT_GT(checked, 200);
+}
+
+// An equality over two wide ranges holds in 11 of 2^20 combinations (with a float beside them,
+// the space cannot be listed): the constrained pair is drawn from its listed feasible combinations,
+// so every draw is feasible and each of the 11 comes up about equally often.
+TEST(SearchSpaceTest, ConstrainedParametersAreDrawnFromTheirFeasibleCombinations) {
+  SpaceFile f = Load(R"(
+parameters:
+  - {name: bx, type: int, low: 1, high: 1024, default: 32}
+  - {name: lr, type: float, low: 0.001, high: 0.1, log: true}
+  - {name: by, type: int, low: 1, high: 1024, default: 32}
+constraints:
+  - "bx * by == 1024"
+)");
+  EXPECT_EQ(f.space.Enumerated(), nullptr);
+  EXPECT_FALSE(f.space.ConstrainedCoreEmpty());
+  Rng rng(7);
+  std::map<std::string, int> seen;
+  std::set<std::string> lrs;
+  for (int i = 0; i < 2200; ++i) {
+    Config c = f.space.Canonicalize(f.space.SampleUniform(rng), &rng);
+    ASSERT_TRUE(f.space.Feasible(c));
+    auto named = f.space.Named(c);
+    EXPECT_EQ(std::stoll(named.at("bx")) * std::stoll(named.at("by")), 1024);
+    ++seen[named.at("bx")];
+    lrs.insert(named.at("lr"));
+  }
+  EXPECT_EQ(seen.size(), 11u);
+  for (const auto& [bx, n] : seen) EXPECT_GT(n, 120) << "bx=" << bx;  // 200 expected each
+  EXPECT_GT(lrs.size(), 2000u) << "the float is drawn on its own";
+
+  // One that nothing meets is known empty, not guessed from random draws.
+  SpaceFile none = Load(R"(
+parameters:
+  - {name: bx, type: int, low: 1, high: 1024}
+  - {name: lr, type: float, low: 0.001, high: 0.1}
+  - {name: by, type: int, low: 1, high: 1024}
+constraints:
+  - "bx * by == 1031 * 2"
+)");
+  EXPECT_TRUE(none.space.ConstrainedCoreEmpty());
 }
 
 // Large ints pass exactly (15 significant digits made 1000000000000005 into 1e15, below low, and
