@@ -43,8 +43,10 @@ namespace {
 // which the command would receive as text; the change is below 1e-15 relative.
 // Ints are exact as they are (below 2^53): 15 digits made 1000000000000005 into 1e15, below low.
 double Short(double v) { return std::strtod(fmt::format("{:.15g}", v).c_str(), nullptr); }
+// A grid point within a billionth of a step of zero is 0: -0.3 + 3 * 0.1 is 5.55e-17.
 double GridValue(const Parameter& p, double idx) {
-  const double v = p.low + idx * p.step;
+  double v = p.low + idx * p.step;
+  if (std::fabs(v) < p.step * 1e-9) v = 0;
   return std::min(p.type == ParamType::kInt ? v : Short(v), p.high);
 }
 // Where `x` lies between a and b as a share of the way, and back, without forming b - a or b / a,

@@ -111,6 +111,22 @@ parameters:
   EXPECT_EQ(std::get<double>(lr.ValueAt(0.0)), 1.0e-4);
 }
 
+// A float grid that crosses zero has 0 on it, not low + 3 * step (5.55e-17 went to the command).
+TEST(SearchSpaceTest, FloatGridValuesAreTheDecimalsOfTheGrid) {
+  SpaceFile f = Load(R"(
+parameters:
+  - {name: d, type: float, low: -0.3, high: 0.3, step: 0.1, default: 0}
+  - {name: e, type: float, low: -0.9, high: 0.9, step: 0.3, default: 0}
+)");
+  auto c = f.space.DefaultConfig();
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(f.space.Named(*c).at("d"), "0");
+  EXPECT_EQ(f.space.Named(*c).at("e"), "0");
+  std::vector<std::string> grid;
+  for (double i = 0; i < 7; ++i) grid.push_back(FormatValue(f.space.param(0).ValueAt(i)));
+  EXPECT_EQ(grid, (std::vector<std::string>{"-0.3", "-0.2", "-0.1", "0", "0.1", "0.2", "0.3"}));
+}
+
 // Every short decimal default comes back as written, whatever the range: a log-scale default of 1
 // in 0.001..10 went out as 0.999999999999999 (exp(log) is off by more than 15 digits keep).
 TEST(SearchSpaceTest, ShortDefaultsComeBackAsWrittenOverManyRanges) {
