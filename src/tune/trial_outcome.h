@@ -5,7 +5,8 @@
 //   - the objective is absent from the output and no trial of the study has ever reported it
 //     (a misspelt --objective, a command that prints no JSON line);
 //   - the study's first 3 evaluated trials, the default configuration among them, failed with
-//     the same non-zero exit and the same stderr message (argparse's "unrecognized arguments"),
+//     the same non-zero exit and the same stderr message, or none (argparse's "unrecognized
+//     arguments"),
 //     or all timed out (a command that waits for input, a --timeout far too short); the first 5
 //     when the space has no default.
 // Either way the trials that showed it are left to run again when the study resumes.

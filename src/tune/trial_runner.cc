@@ -265,7 +265,9 @@ std::optional<EvalResult> ProcessFailure(const ProcessResult& p, const CommandSp
   } else if (p.exit_code != 0) {
     std::string tail = LastLine(p.err, spec.wrapper_log_prefix);
     res = Failed(fmt::format("exit code {}{}{}", p.exit_code, tail.empty() ? "" : ": ", tail));
-    res->exit_error = !tail.empty();
+    // With or without a message: a command that exits 1 silently on the default and the next
+    // trials (a missing input file, a script that checks its arguments) spent the whole budget.
+    res->exit_error = true;
   }
   if (res) res->seconds = p.seconds;
   return res;

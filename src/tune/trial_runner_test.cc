@@ -86,6 +86,11 @@ TEST(TrialRunnerTest, FailuresCarryTheReason) {
   EXPECT_NE(r.reason.find("signal 11"), std::string::npos);
   EXPECT_TRUE(r.exit_error);  // a crash: the same one from the start stops the study
 
+  spec.argv = {"/bin/false"};  // a silent exit: the same from the start stops the study too
+  r = RunSpec(spec);
+  EXPECT_EQ(r.reason, "exit code 1");
+  EXPECT_TRUE(r.exit_error);
+
   spec.argv = {"/nonexistent/{fmt}"};  // a program named by a placeholder fails when it runs
   r = RunSpec(spec);
   EXPECT_EQ(r.state, TrialState::kFailed);
