@@ -74,9 +74,11 @@ StatusOr<TuneResult> RunStudy(const SearchSpace& space, Evaluator& evaluator, St
   if (!st.error.ok()) return st.error;
 
   ASSIGN_OR_RETURN(TuneResult result, LoadStudy(space, storage, options));
-  // Finished trials only: one left pending by a killed run is run again here, not resumed.
-  result.resumed = std::count_if(before.begin(), before.end(),
-                                 [](const TrialRecord& t) { return t.state != TrialState::kPending; });
+  // Finished evaluations only: one left pending by a killed run is run again here, not resumed,
+  // and a configuration found not to exist (free in a replay) is no evaluation.
+  result.resumed = std::count_if(before.begin(), before.end(), [](const TrialRecord& t) {
+    return t.state != TrialState::kPending && t.state != TrialState::kInfeasible;
+  });
   result.run_here = st.run_here;
   result.stopped_at_time_limit = st.stopped_at_time_limit;
   if (result.evaluations < options.budget) result.search_stopped_for_time = st.search_stopped_for_time;

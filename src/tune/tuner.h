@@ -127,7 +127,7 @@ struct TuneResult {
   // configurations (RemeasureTopWithin): how many it chose among.
   std::optional<int> remeasure_top_within_time;
   int64_t evaluations = 0;   // complete + failed in the study
-  int64_t resumed = 0;       // trials already finished in the study when this run started
+  int64_t resumed = 0;       // evaluations already finished in the study when this run started
   int64_t run_here = 0;      // trials this run evaluated
 };
 
