@@ -300,6 +300,15 @@ TEST(TuneCommandTest, AResumedStudyRunsAChangedDefault) {
   std::vector<std::pair<std::string, std::string>> trials = Trials(w.db);
   ASSERT_EQ(trials.size(), 5u);
   EXPECT_NE(trials[3].first.find("5"), std::string::npos) << trials[3].first;  // the first trial of the rerun
+  // Changed again with the budget spent: no trial for it, and the summary says so (it printed no
+  // default line, and "the best and the default were measured again").
+  r = run(7, "5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("default  not measured (x=7 y=6): the study had its 5 evaluations before it could run; a "
+                       "larger --budget runs it"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(Trials(w.db).size(), 5u);
 }
 
 TEST(TuneCommandTest, TwoProcessesShareOneSqliteStudy) {

@@ -82,6 +82,25 @@ const char* RemeasureEndName(RemeasureEnd e) {
   return "none";
 }
 
+// Why the space's default has no trial in a study that runs it first: a study resumed after its
+// space's default changed, with its budget already spent, or a replay cache without it. nullopt
+// when it has one, or the space has none (or --no_default).
+std::optional<std::string> UnmeasuredDefault(const TuneSummaryInput& in) {
+  const TuneResult& r = in.r;
+  std::optional<Config> d = in.space.DefaultConfig();
+  if (!in.options.default_first || !d) return std::nullopt;
+  const std::map<std::string, std::string> named = in.space.Named(*d);
+  const TrialSummary* trial = r.default_trial ? &r.trials[*r.default_trial] : nullptr;
+  for (size_t i = 0; i < r.trials.size() && !trial; ++i)
+    if (r.trials[i].params == named) trial = &r.trials[i];
+  if (trial && trial->state == TrialState::kInfeasible)
+    return fmt::format("not in the replay cache ({}): no baseline to compare with", ParamsText(named));
+  if (trial) return std::nullopt;
+  return fmt::format("not measured ({}): the study had its {} evaluations before it could run; a larger --budget "
+                     "runs it",
+                     ParamsText(named), r.evaluations);
+}
+
 }  // namespace
 
 std::string FormatValueText(double v) { return fmt::format("{:.6g}", v); }
@@ -191,6 +210,9 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   doc["improvement_over_default"] = opt(o.improvement);
   doc["improvement_within_noise"] = opt(o.within_noise);
   doc["keep_default"] = o.keep_default;
+  // Why the space's default has no value, when the study ran none for it (text as in the summary).
+  std::optional<std::string> unmeasured = UnmeasuredDefault(in);
+  doc["default_unmeasured"] = unmeasured ? Json(*unmeasured) : Json(nullptr);
   // Where best_value and default_value come from: "fresh" (the final runs), "search", or
   // "search_fresh_failed" (measured afresh, every run failed).
   // null beside a null value (a default whose trial failed said "search").
@@ -245,6 +267,7 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
+
 std::string TuneSummaryText(const TuneSummaryInput& in) {
   const TuneResult& r = in.r;
   const TuneOutcome o = TuneOutcomeOf(in);
@@ -271,10 +294,13 @@ std::string TuneSummaryText(const TuneSummaryInput& in) {
   } else {
     text += "best     none: no trial succeeded\n";
   }
+  const bool default_remeasured = std::any_of(r.remeasured.begin(), r.remeasured.end(),
+                                              [](const Remeasured& m) { return m.role == "default"; });
   if (!r.remeasure_candidates.empty())
     text += r.remeasured.empty() ? "fresh runs to choose the best:\n"
-                                 : "chosen by fresh runs (then the best and the default were measured again for "
-                                   "their lines):\n";
+            : default_remeasured ? "chosen by fresh runs (then the best and the default were measured again for "
+                                   "their lines):\n"
+                                 : "chosen by fresh runs (then the best was measured again for its line):\n";
   for (const Remeasured& m : r.remeasure_candidates)
     text += fmt::format("  trial {}: {}{}\n", m.number, RemeasuredValueText(m),
                         r.best && m.number == r.trials[*r.best].number ? " <- chosen"
@@ -291,6 +317,8 @@ std::string TuneSummaryText(const TuneSummaryInput& in) {
   } else if (r.default_trial && r.trials[*r.default_trial].state == TrialState::kFailed) {
     // Without this line a failing baseline looks like a study that never ran it.
     text += fmt::format("default  failed: {}\n", r.trials[*r.default_trial].reason);
+  } else if (std::optional<std::string> unmeasured = UnmeasuredDefault(in)) {
+    text += "default  " + *unmeasured + "\n";
   }
   if (!r.pareto.empty()) {
     text += "pareto front\n";
