@@ -386,6 +386,16 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
           "the program reads {} from the environment, tuning {} changes nothing\n",
           one ? "" : "s", fmt::join(unused, ", "), o.space.empty() ? "the space" : o.space, one ? "s" : "",
           fmt::join(env_names, ", "), one ? "it" : "them");
+      // Names that differ only in case or punctuation meet in one variable: the program sees one.
+      std::map<std::string, std::vector<std::string>> sharing;
+      for (const Parameter& p : space.params()) sharing[ParamEnvName(p.name)].push_back(p.name);
+      for (const auto& [env, names] : sharing)
+        if (names.size() > 1 && std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+              return std::find(unused.begin(), unused.end(), n) != unused.end();
+            }))
+          ctx.err << fmt::format("warning: parameters {} share the environment variable {}: it holds only one of "
+                                 "their values\n",
+                                 fmt::join(names, ", "), env);
       ctx.err.flush();
     }
     evaluator = std::move(runner);

@@ -149,6 +149,16 @@ TEST(TuneRunChecksTest, WarnsOnceAboutParametersTheCommandNeverReceives) {
   EXPECT_NE(r.err.find("warning: parameters x, c of space.yaml appear nowhere"), std::string::npos) << r.err;
   r = run({"/bin/echo", "{{\"ms\": {x}}}", "{c}"});
   EXPECT_EQ(r.err.find("warning:"), std::string::npos) << r.err;
+  // Names that meet in one variable: the program could read only one of them.
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: a, type: int, low: 0, high: 3}\n"
+                                       "  - {name: A, type: int, low: 0, high: 3}\n";
+  r = run({"/bin/echo", "{{\"ms\": 1}}"});
+  EXPECT_NE(r.err.find("warning: parameters a, A share the environment variable CPROF_PARAM_A: it holds only one "
+                       "of their values"),
+            std::string::npos)
+      << r.err;
+  r = run({"/bin/echo", "{{\"ms\": {a}}}", "{A}"});  // both passed by name: nothing to say
+  EXPECT_EQ(r.err.find("warning:"), std::string::npos) << r.err;
 }
 
 // --remeasure -1 was taken as the default; compound durations are durations.
