@@ -29,6 +29,7 @@
 #include "base/url_password.h"
 #include "cli/commands.h"
 #include "cli/tune_html_report.h"
+#include "cli/tune_space.h"
 #include "cli/tune_summary.h"
 #include "cli/tune_trace_objective.h"
 #include "import/import_trace.h"
@@ -211,20 +212,6 @@ Status TraceEachTrial(std::vector<TraceObjective> objectives, CommandSpec* spec)
   return Status::Ok();
 }
 
-// Why an empty space may be empty: a constraint that cannot be evaluated (`x ** 100000 > 1`
-// overflows) excludes every configuration, which read as constraints no configuration meets.
-// "" when the constraints evaluate on a sample of the unconstrained product.
-std::string ConstraintFailure(const SearchSpace& space) {
-  Rng rng(0xc0);
-  for (int k = 0; k < 256; ++k) {
-    const std::vector<tune::Value> values = space.Values(space.Canonicalize(space.SampleUniform(rng), &rng));
-    for (const tune::Expression& e : space.constraints())
-      if (StatusOr<bool> holds = space.EvaluateConstraint(e, values); !holds.ok())
-        return "; evaluating them failed: " + holds.status().message();
-  }
-  return "";
-}
-
 // What the tuner's guidance reads of a diagnosis report.
 tune::ReportedRun ReportedRunOf(const Diagnosis& d) {
   tune::ReportedRun run{.device = std::string(DeviceKindId(d.device)), .torch_version = d.torch_version};
@@ -275,42 +262,10 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   }
 
   // The space: a file, the replay cache's own parameter lists, or the knobs the findings suggest.
-  SpaceFile space_file;
-  if (o.space.empty() && o.replay.empty()) {
-    StatusOr<SearchSpace> knobs = SearchSpace::Create(guidance->space);
-    if (!knobs.ok()) return knobs.status().WithContext("--from_diagnosis " + o.from_diagnosis);
-    space_file.space = std::move(knobs).value();
-    space_file.format = "diagnosis";
-    space_file.fixes = guidance->fixes;
-    if (!o.quiet) {
-      ctx.err << "space from " << o.from_diagnosis << ":";
-      for (const Parameter& p : space_file.space.params()) {
-        std::string values;
-        for (const tune::Value& v : p.values) {
-          const std::string text = FormatValue(v);
-          values += (values.empty() ? "" : ", ") + (text.empty() ? std::string("''") : text);
-        }
-        ctx.err << " {" << p.name << "} [" << values << "]";
-      }
-      ctx.err << "\n";
-    }
-  } else if (o.space.empty()) {  // a Kernel Tuner cache is JSON: say what is wrong with it as JSON
-    ASSIGN_OR_RETURN(std::string text, ReadWholeFile(o.replay));
-    ASSIGN_OR_RETURN(space_file, ParseSpaceJson(text, o.replay));
-  } else {
-    ASSIGN_OR_RETURN(space_file, LoadSpaceFile(o.space));
-  }
-  for (const std::string& w : space_file.warnings) ctx.err << "warning: " << w << "\n";
+  ASSIGN_OR_RETURN(SpaceFile space_file, LoadTuneSpace({.space = o.space, .replay = o.replay,
+                                                        .from_diagnosis = o.from_diagnosis},
+                                                       guidance, o.quiet, ctx.err, o.seed));
   const SearchSpace& space = space_file.space;
-  // Else the study "runs", tries nothing and says "all 0 configurations were tried".
-  const std::string& space_origin = o.space.empty() ? (o.replay.empty() ? o.from_diagnosis : o.replay) : o.space;
-  if (const auto* all = space.Enumerated(); (all && all->empty()) || space.ConstrainedCoreEmpty())
-    return InvalidInput("{}: no configuration satisfies the constraints{}", space_origin, ConstraintFailure(space));
-  // Too large to enumerate: rejection sampling cannot prove the space empty, but one whose
-  // constraints no random draw meets would run no trial and end in "no trial succeeded".
-  if (Rng probe(o.seed); !space.Enumerated() && !RandomUnseen(space, History(), probe))
-    return InvalidInput("{}: no configuration satisfies the constraints (none of 20,000 random draws did){}",
-                        space_origin, ConstraintFailure(space));
 
   std::unique_ptr<ReplayEvaluator> replay;
   if (!o.replay.empty()) {

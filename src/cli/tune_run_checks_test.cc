@@ -161,6 +161,23 @@ TEST(TuneRunChecksTest, WarnsOnceAboutParametersTheCommandNeverReceives) {
   EXPECT_EQ(r.err.find("warning:"), std::string::npos) << r.err;
 }
 
+// A `fixes:` category no finding has would never be applied: a misspelling, refused before the
+// first trial with the categories there are.
+TEST(TuneRunChecksTest, AFixForAnUnknownCategoryIsAnError) {
+  fs::path dir = TestDir("fix_category");
+  std::ofstream(dir / "space.yaml")
+      << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0, fixes: {layout_convresion: 2}}\n";
+  ProcessResult r = Tune({"--space", "space.yaml", "--budget", "2", "--storage", "memory", "--report", "", "--",
+                          "/bin/echo", "{{\"ms\": {x}}}"},
+                         dir.string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("space.yaml: parameter 'x': fixes.layout_convresion: not a diagnose finding category (known: "
+                       "launch_overhead, layout_conversion, "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("[1/2]"), std::string::npos) << "no trial ran: " << r.err;
+}
+
 // --remeasure -1 was taken as the default; compound durations are durations.
 TEST(TuneRunChecksTest, OptionValues) {
   fs::path dir = TestDir("option_values");

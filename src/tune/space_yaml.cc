@@ -208,7 +208,15 @@ Status ReadYamlSpace(const YAML::Node& root, const std::string& origin, SpaceDef
         RETURN_IF_ERROR(add(name, n));
       }
     } else if (params.IsMap()) {
-      for (const auto& kv : params) RETURN_IF_ERROR(add(kv.first.Scalar(), kv.second));
+      for (const auto& kv : params) {
+        // The key names the parameter; a `name:` field that says otherwise was ignored.
+        if (kv.second.IsMap() && kv.second["name"] &&
+            (!kv.second["name"].IsScalar() || kv.second["name"].Scalar() != kv.first.Scalar()))
+          return InvalidInput("{}: line {}: parameter '{}': name '{}' differs from its key", origin,
+                              kv.second["name"].Mark().line + 1, kv.first.Scalar(),
+                              kv.second["name"].IsScalar() ? kv.second["name"].Scalar() : "(not text)");
+        RETURN_IF_ERROR(add(kv.first.Scalar(), kv.second));
+      }
     } else {
       return InvalidInput("{}: line {}: 'parameters' must be a list or a mapping", origin, params.Mark().line + 1);
     }
@@ -314,7 +322,13 @@ Status CheckConditionsHold(const SpaceFile& out, const std::vector<std::string>&
 StatusOr<SpaceFile> ParseSpaceYaml(std::string_view text, const std::string& origin) {
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(text));
+    // A second document (after `---`) would be dropped without a word.
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    for (size_t d = 1; d < docs.size(); ++d)
+      if (!docs[d].IsNull())
+        return InvalidInput("{}: line {}: a second YAML document; a space file holds one", origin,
+                            docs[d].Mark().line + 1);
+    if (!docs.empty()) root = docs[0];
   } catch (const YAML::Exception& e) {
     return InvalidInput("{}: line {}, column {}: {}", origin, e.mark.line + 1, e.mark.column + 1, e.msg);
   }

@@ -25,6 +25,18 @@ TEST(SpaceYamlTest, FieldsGivenTwiceAreErrors) {
 }
 
 // yaml-cpp's own conversion error said only "bad conversion".
+// Accepted without a word before: a second document was dropped, and in the mapping form a
+// `name:` that differs from the key was ignored.
+TEST(SpaceYamlTest, SecondDocumentsAndNamesThatDifferFromTheirKeyAreErrors) {
+  EXPECT_EQ(Message("parameters:\n  - {name: a, type: int, low: 0, high: 4}\n---\nparameters:\n"
+                    "  - {name: b, type: int, low: 0, high: 4}\n"),
+            "s.yaml: line 4: a second YAML document; a space file holds one");
+  EXPECT_EQ(Message("parameters:\n  - {name: a, type: int, low: 0, high: 4}\n---\n"), "accepted");
+  EXPECT_EQ(Message("parameters:\n  threads:\n    name: other\n    type: int\n    low: 1\n    high: 4\n"),
+            "s.yaml: line 3: parameter 'threads': name 'other' differs from its key");
+  EXPECT_EQ(Message("parameters:\n  threads: {name: threads, type: int, low: 1, high: 4}\n"), "accepted");
+}
+
 TEST(SpaceYamlTest, ListsWhereTextBelongsNameTheField) {
   EXPECT_EQ(Message("parameters:\n  - {name: a, type: int, low: 0, high: 4}\nenv:\n  A: [1, 2]\n"),
             "s.yaml: line 4: env.A: expected text, got a list");

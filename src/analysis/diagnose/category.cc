@@ -29,4 +29,10 @@ std::optional<Category> CategoryFromId(std::string_view id) {
   return std::nullopt;
 }
 
+std::vector<std::string_view> CategoryIds() {
+  std::vector<std::string_view> ids;
+  for (const CategoryInfo& info : kCategories) ids.push_back(info.id);
+  return ids;
+}
+
 }  // namespace cprof

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace cprof {
 
@@ -42,5 +43,7 @@ enum class Category {
 std::string_view CategoryId(Category c);
 std::string_view CategoryDoc(Category c);
 std::optional<Category> CategoryFromId(std::string_view id);
+// Every id, in catalogue order.
+std::vector<std::string_view> CategoryIds();
 
 }  // namespace cprof
