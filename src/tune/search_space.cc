@@ -37,6 +37,8 @@ Status SearchSpace::Init(SpaceDefinition def) {
     RETURN_IF_ERROR(params_[i].Check());
     for (size_t j = 0; j < i; ++j)
       if (params_[j].name == params_[i].name) return InvalidInput("parameter '{}' defined twice", params_[i].name);
+    // A float range of one point is one value: listed, so a study of it ends as exhausted.
+    if (params_[i].continuous() && params_[i].low == params_[i].high) params_[i].step = 1;
     if (params_[i].continuous()) all_discrete_ = false;
     params_[i].condition.reset();
   }

@@ -127,6 +127,15 @@ parameters:
   EXPECT_EQ(grid, (std::vector<std::string>{"-0.3", "-0.2", "-0.1", "0", "0.1", "0.2", "0.3"}));
 }
 
+// A float whose range is one point has one value, so the space can be listed (a study of it said
+// it was not exhausted after its one configuration).
+TEST(SearchSpaceTest, AFloatRangeOfOnePointIsOneValue) {
+  SpaceFile f = Load("parameters:\n  - {name: v, type: float, low: 2.5, high: 2.5, default: 2.5}\n");
+  ASSERT_NE(f.space.Enumerated(), nullptr);
+  ASSERT_EQ(f.space.Enumerated()->size(), 1u);
+  EXPECT_EQ(f.space.Named(f.space.Enumerated()->front()).at("v"), "2.5");
+}
+
 // Every short decimal default comes back as written, whatever the range: a log-scale default of 1
 // in 0.001..10 went out as 0.999999999999999 (exp(log) is off by more than 15 digits keep).
 TEST(SearchSpaceTest, ShortDefaultsComeBackAsWrittenOverManyRanges) {
