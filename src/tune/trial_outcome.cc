@@ -2,6 +2,7 @@
 #include "tune/trial_outcome.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -17,6 +18,11 @@ std::optional<ObjectiveProblem> CheckObjectives(const std::vector<ObjectiveSpec>
   std::sort(names.begin(), names.end());
   if (objs.empty() && !r.output_problem.empty())
     return ObjectiveProblem{"no metrics in the output: " + r.output_problem, true};
+  if (objs.empty() && !r.not_numbers.empty()) {  // {"t": true}, --regex 't=(\w+)' on "t=iter"
+    std::vector<std::string> what;
+    for (const auto& [k, why] : r.not_numbers) what.push_back(fmt::format("'{}' {}", k, why));
+    return ObjectiveProblem{fmt::format("no metrics in the output: {}", fmt::join(what, "; ")), true};
+  }
   if (objs.empty())
     return ObjectiveProblem{"no metrics in the output (print a JSON line like {\"latency_ms\": 12.3}, or use --regex)",
                             true};
