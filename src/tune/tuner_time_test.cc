@@ -93,6 +93,21 @@ TEST(TunerTest, ProgressEtaIsTimePerEvaluation) {
     ++checked;
   }
   EXPECT_GE(checked, 5);
+  // The re-measurement at the end counts too: the best 2 and the default, 3 runs each to choose,
+  // then the best and the default 3 each again: 15 runs of 30 ms still to come after the last
+  // evaluation (it said 0 s).
+  o.study_name = "eta_remeasure";
+  o.remeasure_top = 2;
+  o.remeasure_repeats = 3;
+  o.default_first = true;
+  seen.clear();
+  r = RunStudy(space, eval, *store, o, [&](const Progress& p) {
+    if (!p.remeasured) seen.emplace_back(p.evaluations, p.eta_s);
+  });
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back().first, 5);
+  EXPECT_GE(seen.back().second, 0.9 * 0.030 * 15);
 }
 
 // The ETA never reaches past --time: 1,000 evaluations of 30 ms would take 30 s, the limit is 0.5 s
