@@ -309,6 +309,12 @@ TEST(TuneCommandTest, AResumedStudyRunsAChangedDefault) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(Trials(w.db).size(), 5u);
+  // A smaller budget than the study has: nothing runs, and the summary says why.
+  r = run(7, "3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the study already had 5 evaluations, more than --budget 3: none was run"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(Trials(w.db).size(), 5u);
 }
 
 TEST(TuneCommandTest, TwoProcessesShareOneSqliteStudy) {

@@ -281,6 +281,9 @@ std::string TuneSummaryText(const TuneSummaryInput& in) {
   if (o.exhausted)
     text += fmt::format("the space is exhausted: all {} configurations were tried, fewer than --budget {}\n",
                         in.space.Enumerated()->size(), in.options.budget);
+  if (r.evaluations > in.options.budget && r.run_here == 0)
+    text += fmt::format("the study already had {} evaluations, more than --budget {}: none was run\n", r.evaluations,
+                        in.options.budget);
   for (const std::string& note : TimeLimitNotes(in)) text += note + "\n";
   const Remeasured* best_rem = r.best ? RemeasuredOf(r, *r.best) : nullptr;
   const Remeasured* default_rem = r.default_trial ? RemeasuredOf(r, *r.default_trial) : nullptr;
