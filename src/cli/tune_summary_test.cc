@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tune/racing.h"
 #include "tune/space_file.h"
 
 namespace cprof::cli {
@@ -106,27 +107,43 @@ TEST(TuneOutcomeTest, OnlyTheFinalRunsKeepTheDefault) {
   r.default_trial = 0;
   r.best = 1;  // chosen by fresh runs
   tune::TuneOptions options;
-  auto rem = [](int64_t number, double mean, double lo, double hi, std::string role) {
+  auto rem = [](int64_t number, std::vector<double> values, std::string role) {
     tune::Remeasured m;
     m.number = number;
-    m.n = 3;
-    m.mean = mean;
-    m.ci_low = lo;
-    m.ci_high = hi;
+    m.n = values.size();
+    const tune::MeanInterval ci = tune::MeanConfidenceInterval(values);
+    m.mean = ci.mean;
+    m.ci_low = ci.low;
+    m.ci_high = ci.high;
+    m.values = std::move(values);
     m.role = std::move(role);
     return m;
   };
   // --time cut the final runs: the search's values (default 0 < best 5) must not overrule the choice.
   EXPECT_FALSE(TuneOutcomeOf({r, options, file->space, "memory"}).keep_default);
-  // Final runs: the best at 4 [3.5, 4.5], the default at 0 [0, 0]: worse, intervals apart.
-  r.remeasured = {rem(1, 4, 3.5, 4.5, "best"), rem(0, 0, 0, 0, "default")};
+  // Final runs: the best at 4, the default at 0: worse, beyond the noise.
+  r.remeasured = {rem(1, {3.5, 4, 4.5}, "best"), rem(0, {0, 0, 0}, "default")};
   r.remeasured_best = 0;
   TuneOutcome o = TuneOutcomeOf({r, options, file->space, "memory"});
   EXPECT_TRUE(o.keep_default);
-  EXPECT_EQ(KeepDefaultNote(o), "the default measured better in the final runs, the intervals apart: the default is kept");
+  EXPECT_EQ(KeepDefaultNote(o), "the default measured better in the final runs, beyond the noise: the default is kept");
   // Final runs where the best is better: it stays.
-  r.remeasured = {rem(1, 0, 0, 0, "best"), rem(0, 4, 3.5, 4.5, "default")};
+  r.remeasured = {rem(1, {0, 0, 0}, "best"), rem(0, {3.5, 4, 4.5}, "default")};
   EXPECT_FALSE(TuneOutcomeOf({r, options, file->space, "memory"}).keep_default);
+  // Intervals that overlap ([7.5, 12.5] and [11.0, 16.0]) around a difference Welch's test finds
+  // (p = 0.013): not within the noise (the overlap kept the default against a best 3x as fast).
+  r.remeasured = {rem(1, {9, 10, 11}, "best"), rem(0, {12.5, 13.5, 14.5}, "default")};
+  ASSERT_LT(r.remeasured[1].ci_low, r.remeasured[0].ci_high);
+  o = TuneOutcomeOf({r, options, file->space, "memory"});
+  EXPECT_EQ(o.within_noise, std::optional<bool>(false));
+  EXPECT_FALSE(o.keep_default);
+  // Closer than that: within the noise, the default kept.
+  r.remeasured = {rem(1, {9, 10, 11}, "best"), rem(0, {10, 11, 12}, "default")};
+  o = TuneOutcomeOf({r, options, file->space, "memory"});
+  EXPECT_EQ(o.within_noise, std::optional<bool>(true));
+  EXPECT_TRUE(o.keep_default);
+  EXPECT_EQ(KeepDefaultNote(o),
+            "within the noise: the final runs cannot tell them apart (Welch's t-test, 95%); the default is kept");
 }
 
 // --time's notes say when the search stopped, what it kept, and how many of the best the

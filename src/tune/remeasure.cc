@@ -71,6 +71,7 @@ Stop MeasureAnew(const std::vector<size_t>& trials, const std::vector<std::strin
     finished[k] =
         Remeasured{t.number, t.params, objective.name, values.size(), ci.mean, ci.low, ci.high, roles[k], raced_away, {}};
     finished[k]->failed_runs = static_cast<size_t>(failed[k]);
+    finished[k]->values = std::move(values);
     std::string& why = finished[k]->shortfall;
     if (stop == Stop::kTime) why = "--time ran out";
     if (stop == Stop::kSignal) why = "interrupted";

@@ -82,6 +82,7 @@ struct Remeasured {
   // "2 runs failed: exit code 1: ..." (failed runs are left out); "" when it has them all.
   std::string shortfall;
   size_t failed_runs = 0;  // fresh runs that failed (a shortfall by --time alone has none)
+  std::vector<double> values;  // the fresh measurements themselves, in the objective's units
 };
 
 // How the re-measurement ended (--time may leave it less than its expected time).
