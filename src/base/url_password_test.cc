@@ -15,5 +15,20 @@ TEST(UrlPasswordTest, UrlPasswordsAreRedacted) {
   EXPECT_EQ(RedactUrlPasswords("no url"), "no url");
 }
 
+// A password in a URL's query, or a libpq key=value string, was printed in full by tune.
+TEST(UrlPasswordTest, PasswordValuesAreRedacted) {
+  EXPECT_EQ(RedactUrlPasswords("postgresql://tuner@127.0.0.1:42163/db?password=tunepw"),
+            "postgresql://tuner@127.0.0.1:42163/db?password=<redacted>");
+  EXPECT_EQ(RedactUrlPasswords("postgresql:///db?host=/tmp&user=u&password=pw&sslmode=disable"),
+            "postgresql:///db?host=/tmp&user=u&password=<redacted>&sslmode=disable");
+  EXPECT_EQ(RedactUrlPasswords("host=h port=5 user=u password=pw dbname=d"),
+            "host=h port=5 user=u password=<redacted> dbname=d");
+  EXPECT_EQ(RedactUrlPasswords("host=h password='a b' dbname=d"), "host=h password='<redacted>' dbname=d");
+  EXPECT_EQ(RedactUrlPasswords("PGPASSWORD=s3cret DB_Password=x other=1"),
+            "PGPASSWORD=<redacted> DB_Password=<redacted> other=1");
+  EXPECT_EQ(RedactUrlPasswords("passwords=1 password_hint=2 mypasswordx=3"), "passwords=1 password_hint=2 mypasswordx=3");
+  EXPECT_EQ(RedactUrlPasswords("postgres://u:pw@h/d?password=pw"), "postgres://u:<redacted>@h/d?password=<redacted>");
+}
+
 }  // namespace
 }  // namespace cprof

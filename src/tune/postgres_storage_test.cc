@@ -272,6 +272,10 @@ TEST(PostgresStorageOpenTest, RefusedConnectionIsOneLine) {
   EXPECT_EQ(std::string(secret.status().message()).find("hunter2"), std::string::npos) << secret.status().message();
   EXPECT_NE(std::string(secret.status().message()).find("nobody:<redacted>@127.0.0.1:1/db"), std::string::npos)
       << secret.status().message();
+  // In the query string too (it was printed in full).
+  secret = OpenStudyStorage("postgresql://nobody@127.0.0.1:1/db?password=hunter2&connect_timeout=5");
+  ASSERT_FALSE(secret.ok());
+  EXPECT_EQ(std::string(secret.status().message()).find("hunter2"), std::string::npos) << secret.status().message();
 
   auto store = OpenStudyStorage("postgresql://nobody@127.0.0.1:1/db");
   ASSERT_FALSE(store.ok());

@@ -2,7 +2,10 @@
 #include "tune/study_storage.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+
+#include "base/url_password.h"
 
 namespace cprof::tune {
 
@@ -21,7 +24,7 @@ StatusOr<std::unique_ptr<StudyStorage>> OpenStudyStorage(const std::string& url)
   for (const char* scheme : {"sqlite:", "postgresql:", "postgres:", "memory:"}) {
     const std::string s = scheme;
     if (url.rfind(s, 0) == 0 && url.rfind(s + "//", 0) != 0)
-      return InvalidInput("storage '{}': write {}//... ({})", url, s,
+      return InvalidInput("storage '{}': write {}//... ({})", RedactUrlPasswords(url), s,
                           s == "sqlite:" ? "sqlite://rel/path.db, or sqlite:///abs/path.db with three slashes"
                                          : s == "memory:" ? "or just memory" : "postgresql://user@host:port/db");
   }
@@ -30,8 +33,18 @@ StatusOr<std::unique_ptr<StudyStorage>> OpenStudyStorage(const std::string& url)
     if (url.size() == 9) return InvalidInput("storage '{}' names no file: sqlite://study.db", url);
     return OpenSqliteStorage(url.substr(9));
   }
-  if (url.find("://") == std::string::npos && !url.empty()) return OpenSqliteStorage(url);
-  return InvalidInput("storage '{}': expected sqlite:///path.db, postgresql://... or memory", url);
+  if (url.find("://") == std::string::npos && !url.empty()) {
+    // A libpq key=value string ("host=h user=u dbname=d") became a SQLite file of that name, the
+    // study local and its password in the file name.
+    const size_t eq = url.find('='), word = url.find_first_not_of(" \t");
+    if (eq != std::string::npos && word < eq &&
+        std::all_of(url.begin() + word, url.begin() + eq, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' '; }))
+      return InvalidInput("storage '{}': a libpq key=value string; write it as a URL, "
+                          "postgresql://user@host:port/db?key=value (or sqlite://path.db for a file)",
+                          RedactUrlPasswords(url));
+    return OpenSqliteStorage(url);
+  }
+  return InvalidInput("storage '{}': expected sqlite:///path.db, postgresql://... or memory", RedactUrlPasswords(url));
 }
 
 Status ReopenTrials(StudyStorage& store, const std::vector<TrialRecord>& trials, const std::vector<int64_t>& ids) {

@@ -102,6 +102,12 @@ TEST(StudyStorageTest, StorageUrlTyposNameTheFix) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("the folder /nonexistent/dir does not exist"), std::string::npos)
       << missing.status().message();
+  // A libpq key=value string became a SQLite file named after it, password and all.
+  auto conninfo = OpenStudyStorage("host=127.0.0.1 port=5432 user=tuner password=tunepw dbname=d");
+  ASSERT_FALSE(conninfo.ok());
+  EXPECT_EQ(conninfo.status().message(),
+            "storage 'host=127.0.0.1 port=5432 user=tuner password=<redacted> dbname=d': a libpq key=value string; "
+            "write it as a URL, postgresql://user@host:port/db?key=value (or sqlite://path.db for a file)");
 }
 
 // A --storage naming another tool's database (a trace's .sqlite) or a file that is not SQLite is
