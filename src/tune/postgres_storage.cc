@@ -66,7 +66,11 @@ class PostgresStorage final : public StudyStorage {
   ~PostgresStorage() override { PQfinish(conn_); }
 
   static StatusOr<std::unique_ptr<StudyStorage>> Open(const std::string& conninfo) {
-    PGconn* conn = PQconnectdb(conninfo.c_str());
+    // A server that accepts the connection and never answers held tune before its first trial
+    // for good: 10 s unless the URL gives its own connect_timeout (it overrides this one).
+    const char* const keys[] = {"connect_timeout", "dbname", nullptr};
+    const char* const values[] = {"10", conninfo.c_str(), nullptr};
+    PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
     if (PQstatus(conn) != CONNECTION_OK) {
       const std::string msg = OneLine(PQerrorMessage(conn));
       PQfinish(conn);
