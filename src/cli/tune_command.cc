@@ -331,28 +331,7 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     }
     if (!traced.empty()) RETURN_IF_ERROR(TraceEachTrial(std::move(traced), &spec));
     ASSIGN_OR_RETURN(auto runner, TrialRunner::Create(spec, space));
-    // Once, before the first trial: a parameter the command never receives is tuned for nothing.
-    if (std::vector<std::string> unused = ParametersNotPassed(spec, space); !unused.empty()) {
-      std::vector<std::string> env_names;
-      for (const std::string& name : unused) env_names.push_back(ParamEnvName(name));
-      const bool one = unused.size() == 1;
-      ctx.err << fmt::format(
-          "warning: parameter{} {} of {} appear{} nowhere in the command as {{name}} nor in an env entry: unless "
-          "the program reads {} from the environment, tuning {} changes nothing\n",
-          one ? "" : "s", fmt::join(unused, ", "), o.space.empty() ? "the space" : o.space, one ? "s" : "",
-          fmt::join(env_names, ", "), one ? "it" : "them");
-      // Names that differ only in case or punctuation meet in one variable: the program sees one.
-      std::map<std::string, std::vector<std::string>> sharing;
-      for (const Parameter& p : space.params()) sharing[ParamEnvName(p.name)].push_back(p.name);
-      for (const auto& [env, names] : sharing)
-        if (names.size() > 1 && std::any_of(names.begin(), names.end(), [&](const std::string& n) {
-              return std::find(unused.begin(), unused.end(), n) != unused.end();
-            }))
-          ctx.err << fmt::format("warning: parameters {} share the environment variable {}: it holds only one of "
-                                 "their values\n",
-                                 fmt::join(names, ", "), env);
-      ctx.err.flush();
-    }
+    RETURN_IF_ERROR(CheckParametersPassed(spec, space_file, o.space.empty() ? o.from_diagnosis : o.space, ctx.err));
     evaluator = std::move(runner);
     identity = "command:";
     for (const std::string& a : o.command) identity += a + '\x1f';

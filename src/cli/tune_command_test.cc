@@ -361,6 +361,17 @@ TEST(TuneCommandTest, FromDiagnosisAloneTunesTheFindingsKnobs) {
             std::string::npos)
       << r.err;
 
+  // A knob of the findings that the command never receives is an error: every trial ran the same
+  // command, and runtime_adjustment.yaml said the fix "measured worse".
+  args = {"--from_diagnosis", "report.yaml", "--storage", "memory", "--", "/bin/echo", "{{\"ms\": 1}}"};
+  r = Tune(args, dir.string());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--from_diagnosis report.yaml: the command receives no {memory_format}: put {memory_format} "
+                       "where the program takes that setting (an argument, or --env NAME={memory_format}), or give "
+                       "a --space without it"),
+            std::string::npos)
+      << r.err;
+
   // A placeholder the generated space lacks names the ones it has.
   args = {"--from_diagnosis", "report.yaml", "--storage", "memory", "--", "/bin/echo", "{threads}"};
   r = Tune(args, dir.string());

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <map>
+
 #include "analysis/diagnose/category.h"
 #include "base/byte_source.h"
 #include "tune/candidates.h"
@@ -79,6 +82,41 @@ StatusOr<SpaceFile> LoadTuneSpace(const TuneSpaceSource& src, const std::optiona
     return InvalidInput("{}: no configuration satisfies the constraints (none of 20,000 random draws did){}", origin,
                         ConstraintFailure(space));
   return space_file;
+}
+
+Status CheckParametersPassed(const CommandSpec& spec, const SpaceFile& space_file, const std::string& origin,
+                             std::ostream& err) {
+  const SearchSpace& space = space_file.space;
+  std::vector<std::string> unused = ParametersNotPassed(spec, space);
+  if (unused.empty()) return Status::Ok();
+  std::vector<std::string> env_names, placeholders;
+  for (const std::string& name : unused) {
+    env_names.push_back(ParamEnvName(name));
+    placeholders.push_back("{" + name + "}");
+  }
+  const bool one = unused.size() == 1;
+  if (space_file.format == "diagnosis")
+    return InvalidInput("--from_diagnosis {}: the command receives no {}: put {} where the program takes {} (an "
+                        "argument, or --env NAME={}), or give a --space without {}",
+                        origin, fmt::join(placeholders, " nor "), fmt::join(placeholders, ", "),
+                        one ? "that setting" : "those settings", placeholders.front(), one ? "it" : "them");
+  err << fmt::format(
+      "warning: parameter{} {} of {} appear{} nowhere in the command as {{name}} nor in an env entry: unless the "
+      "program reads {} from the environment, tuning {} changes nothing\n",
+      one ? "" : "s", fmt::join(unused, ", "), origin, one ? "s" : "", fmt::join(env_names, ", "),
+      one ? "it" : "them");
+  // Names that differ only in case or punctuation meet in one variable: the program sees one.
+  std::map<std::string, std::vector<std::string>> sharing;
+  for (const Parameter& p : space.params()) sharing[ParamEnvName(p.name)].push_back(p.name);
+  for (const auto& [env, names] : sharing)
+    if (names.size() > 1 && std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+          return std::find(unused.begin(), unused.end(), n) != unused.end();
+        }))
+      err << fmt::format("warning: parameters {} share the environment variable {}: it holds only one of their "
+                         "values\n",
+                         fmt::join(names, ", "), env);
+  err.flush();
+  return Status::Ok();
 }
 
 }  // namespace cprof::cli
