@@ -288,8 +288,10 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     topt.objectives[0].maximize = *replay->higher_is_better();
   }
   std::vector<TraceObjective> traced;  // objectives read from a trace of each trial
-  for (const ObjectiveSpec& obj : topt.objectives) {
+  for (ObjectiveSpec& obj : topt.objectives) {
     ASSIGN_OR_RETURN(std::optional<TraceObjective> t, ParseTraceObjective(obj.name));
+    // throughput(step) without a direction was minimized: a metric keeps its own.
+    if (t && !obj.direction_given && t->higher_is_better()) obj.maximize = *t->higher_is_better();
     if (replay && obj.name != replay->metric())
       return InvalidInput("--objective '{}': a replay reports one metric, '{}' (the cache's objective)",
                           obj.name, replay->metric());

@@ -136,6 +136,17 @@ StatusOr<double> TraceObjective::Value(const Trace& trace) const {
                   fmt::format("no span named '{}' in the trial's trace for '{}'{}", spans_, name_,
                               SpanNamesText(trace, spans_)));
   }
+  // Steps per second of the wall time they span, the time between them counted: a data loader
+  // that makes the next step wait is slower throughput. 1 / mean(step) chose num_workers 0 (1,427
+  // "steps/s", 28 real) over 2 (1,116, 50 real) where only the training part was a step.
+  if (metric_ && metric_->name == "throughput" && spans.size() > 1) {
+    int64_t first = spans.front().start_ns, last = spans.front().end_ns();
+    for (const Step& s : spans) {
+      first = std::min(first, s.start_ns);
+      last = std::max(last, s.end_ns());
+    }
+    if (last > first) return static_cast<double>(spans.size()) * 1e9 / static_cast<double>(last - first);
+  }
   if (metric_) return RunValue(trace, spans, *metric_, {});
   std::vector<double> ms;
   for (const Step& s : spans) ms.push_back(static_cast<double>(s.dur_ns) / 1e6);

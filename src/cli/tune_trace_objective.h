@@ -10,7 +10,8 @@
 //   FUNCTION  mean, median, min, max, sum, count or pNN (p50, p90, p99, p99.9) of the spans'
 //             durations, in milliseconds; or a metric of the registry (`cann-profiler metrics`)
 //             in its own unit, as `validate` computes it: step_time, latency, p50_latency,
-//             p99_latency, throughput (steps per second) over the spans; device_util,
+//             p99_latency, throughput (steps per second of the wall time from the first's
+//             start to the last's end, the gaps between them counted) over the spans; device_util,
 //             compute_util, mem_peak, cpu_util, mem over the whole run.
 //   SPANS     `step` (the step detector's steps: ProfilerStep#N, step annotations, repeated
 //             top-level spans), the name of a span in the trace (`p99(decode)`, `cprof.span`), or
@@ -35,6 +36,12 @@ class TraceObjective {
   StatusOr<double> Value(const Trace& trace) const;
 
   const std::string& name() const { return name_; }
+  // A registry metric's own direction (throughput: higher is better); nullopt for a statistic of
+  // durations, which is minimized unless the objective says :max.
+  std::optional<bool> higher_is_better() const {
+    if (!metric_) return std::nullopt;
+    return metric_->direction == MetricDirection::kHigherIsBetter;
+  }
 
  private:
   friend StatusOr<std::optional<TraceObjective>> ParseTraceObjective(const std::string& name);

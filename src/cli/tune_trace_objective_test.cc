@@ -70,6 +70,13 @@ TEST_F(TuneTraceObjectiveTest, RegistryMetricsInTheirOwnUnits) {
   EXPECT_DOUBLE_EQ(Value("p99_latency(step)"), 39.7e6);  // ns, as validate reports it
   EXPECT_DOUBLE_EQ(Value("latency(decode)"), 3e6);
   EXPECT_DOUBLE_EQ(Value("throughput(step)"), 40);  // 4 steps in 100 ms
+  // Over the wall time the spans cover, the gaps between them counted: 3 decode spans from 1 us
+  // to 36.001 ms (1 / mean(decode) said 333 per second).
+  EXPECT_NEAR(Value("throughput(decode)"), 3 / 0.036, 0.01);
+  // A metric keeps its own direction when the objective gives none (throughput(step) was minimized).
+  EXPECT_EQ((*ParseTraceObjective("throughput(step)"))->higher_is_better(), std::optional<bool>(true));
+  EXPECT_EQ((*ParseTraceObjective("p99_latency(step)"))->higher_is_better(), std::optional<bool>(false));
+  EXPECT_EQ((*ParseTraceObjective("p99(step)"))->higher_is_better(), std::nullopt);
 }
 
 TEST_F(TuneTraceObjectiveTest, WhatTheTraceLacksIsAnErrorNamingIt) {

@@ -30,6 +30,7 @@ StatusOr<std::vector<ObjectiveSpec>> ParseObjectives(const std::string& text, co
       colon = std::string::npos;
     spec.name = item.substr(0, colon);
     if (colon != std::string::npos) {
+      spec.direction_given = true;
       std::string dir = item.substr(colon + 1);
       if (dir == "max" || dir == "maximize") spec.maximize = true;
       else if (dir != "min" && dir != "minimize")

@@ -20,6 +20,7 @@ namespace cprof::tune {
 struct ObjectiveSpec {
   std::string name;
   bool maximize = false;
+  bool direction_given = false;  // ":min" or ":max" was written (else minimized, or the metric's own)
 };
 
 // "name[:min|max][,name[:min|max]]...". Empty text = one objective named `fallback` (min).

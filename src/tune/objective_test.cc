@@ -16,6 +16,10 @@ TEST(ObjectiveTest, NamesAndDirections) {
   EXPECT_EQ((*two)[1].name, "mem_mb");
   EXPECT_TRUE((*two)[1].maximize);
   EXPECT_EQ(FormatObjectives(*two), "latency_ms:min,mem_mb:max");
+  EXPECT_TRUE((*two)[0].direction_given);
+  auto bare = ParseObjectives("throughput(step)", "");  // the metric's own direction may apply
+  ASSERT_TRUE(bare.ok());
+  EXPECT_FALSE((*bare)[0].direction_given);
 
   auto fallback = ParseObjectives("", "time");
   ASSERT_TRUE(fallback.ok());
