@@ -214,8 +214,16 @@ class PostgresStorage final : public StudyStorage {
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
       // The statement's first words say what was being done (SELECT ... FROM cprof_tune_trials).
       std::string_view what(sql);
+      what.remove_prefix(std::min(what.size(), what.find_first_not_of(" \n")));  // the schema starts with one
       what = what.substr(0, std::min<size_t>(what.find_first_of("\n("), 60));
-      return Internal("{}: {}: {}", Where(), what, OneLine(PQresultErrorMessage(r.get())));
+      const std::string why = OneLine(PQresultErrorMessage(r.get()));
+      // insufficient_privilege: the role's rights, not a bug (exit 2, not 3), and how to give them.
+      const char* state = PQresultErrorField(r.get(), PG_DIAG_SQLSTATE);
+      if (state && std::string_view(state) == "42501")
+        return InvalidInput("{}: {}: {} (an administrator can create the tables and grant them to this role: "
+                            "SELECT, INSERT, UPDATE, DELETE, and USAGE on their sequences)",
+                            Where(), what, why);
+      return Internal("{}: {}: {}", Where(), what, why);
     }
     return r;
   }

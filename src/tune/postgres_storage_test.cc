@@ -262,6 +262,9 @@ TEST_F(PostgresStorageTest, ARefusedStatementNamesTheServerAndTheStatement) {
   EXPECT_NE(msg.find("INSERT INTO cprof_tune_studies"), std::string::npos) << msg;
   EXPECT_NE(msg.find("permission denied"), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  // The role's rights are the setup's (exit 2), not an internal error (3), and the fix is named.
+  EXPECT_EQ(id.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(msg.find("an administrator can create the tables and grant them to this role"), std::string::npos) << msg;
 }
 
 // A server that is not there: one line naming what failed (libpq's message spans two, with a tab).
