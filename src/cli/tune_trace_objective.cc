@@ -47,11 +47,21 @@ std::vector<Step> SpansOf(const Trace& trace, const std::string& name) {
 // that contain the name asked for or are contained in it first ("decodeX" or "Decode" for "decode"), then
 // the most frequent, so that a misspelt span name shows the right one.
 std::string SpanNamesText(const Trace& trace, std::string_view asked) {
-  std::map<std::string_view, int64_t> count;
+  // Numbered names are one name: ProfilerStep#0 ... #999 filled the list and hid the others.
+  auto family = [](std::string_view name) {
+    const size_t hash = name.rfind('#');
+    if (hash == std::string_view::npos || hash + 1 == name.size() ||
+        name.find_first_not_of("0123456789", hash + 1) != std::string_view::npos)
+      return std::string(name);
+    std::string numbered(name.substr(0, hash + 1));
+    numbered.push_back('N');
+    return numbered;
+  };
+  std::map<std::string, int64_t> count;
   for (uint32_t i = 0; i < trace.slices.size(); ++i)
-    if (IsTracedSpan(trace, i)) ++count[trace.Str(trace.slices.name_id[i])];
+    if (IsTracedSpan(trace, i)) ++count[family(trace.Str(trace.slices.name_id[i]))];
   if (count.empty()) return " (it has no spans)";
-  std::vector<std::pair<std::string_view, int64_t>> names(count.begin(), count.end());
+  std::vector<std::pair<std::string, int64_t>> names(count.begin(), count.end());
   auto lower = [](std::string_view v) {
     std::string out(v);
     for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -68,7 +78,7 @@ std::string SpanNamesText(const Trace& trace, std::string_view asked) {
   });
   constexpr size_t kShown = 12;
   std::string text;
-  for (size_t i = 0; i < names.size() && i < kShown; ++i) text += (i ? ", " : "") + std::string(names[i].first);
+  for (size_t i = 0; i < names.size() && i < kShown; ++i) text += (i ? ", " : "") + names[i].first;
   if (names.size() > kShown) text += fmt::format(" ... and {} more", names.size() - kShown);
   return " (it has: " + text + ")";
 }
@@ -108,9 +118,9 @@ StatusOr<std::optional<TraceObjective>> ParseTraceObjective(const std::string& n
   } else if (head.size() > 1 && head[0] == 'p') {
     double q = -1;
     auto [end, ec] = std::from_chars(head.data() + 1, head.data() + head.size(), q);
-    if (ec != std::errc() || end != head.data() + head.size() || !(q > 0 && q <= 100))
+    if (ec != std::errc() || end != head.data() + head.size() || !(q >= 0 && q <= 100))
       return InvalidInput("--objective '{}': '{}' is not a percentile (p50, p90, p99, p99.9)", name, head);
-    o.stat_ = "p";
+    o.stat_.assign(1, 'p');  // = "p" set off GCC 12 -Wrestrict (a known false positive) here
     o.quantile_ = q / 100;
   } else {
     return InvalidInput("--objective '{}': unknown function '{}' (mean, median, min, max, sum, count, pNN, or a metric "
