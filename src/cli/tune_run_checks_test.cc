@@ -172,7 +172,7 @@ TEST(TuneRunChecksTest, AFixForAnUnknownCategoryIsAnError) {
                           "/bin/echo", "{{\"ms\": {x}}}"},
                          dir.string());
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("space.yaml: parameter 'x': fixes.layout_convresion: not a diagnose finding category (known: "
+  EXPECT_NE(r.err.find("space.yaml: line 2: parameter 'x': fixes.layout_convresion: not a diagnose finding category (known: "
                        "launch_overhead, layout_conversion, "),
             std::string::npos)
       << r.err;

@@ -34,8 +34,10 @@ std::string ConstraintFailure(const SearchSpace& space) {
 Status CheckFixCategories(const SpaceFile& f, const std::string& origin) {
   for (const auto& [category, params] : f.fixes) {
     if (CategoryFromId(category)) continue;
-    return InvalidInput("{}: parameter '{}': fixes.{}: not a diagnose finding category (known: {})", origin,
-                        params.begin()->first, category, fmt::join(CategoryIds(), ", "));
+    const auto where = f.fix_where.find(category);
+    return InvalidInput("{}: {}parameter '{}': fixes.{}: not a diagnose finding category (known: {})", origin,
+                        where == f.fix_where.end() ? "" : where->second + ": ", params.begin()->first, category,
+                        fmt::join(CategoryIds(), ", "));
   }
   return Status::Ok();
 }

@@ -38,6 +38,9 @@ struct SpaceFile {
   // finding of that category} (e.g. layout_conversion -> memory_format: channels_last). Read by
   // `tune --from_diagnosis` to build the guided first configuration.
   std::map<std::string, std::map<std::string, Value>> fixes;
+  // Where each category was first named ("line 4"), for an error about it; empty for spaces that
+  // did not come from a file.
+  std::map<std::string, std::string> fix_where;
   // What the reader left out and why, for the caller to print: a Kernel Tuner restriction the
   // expression language cannot read (a Python lambda) is dropped rather than refusing the cache.
   std::vector<std::string> warnings;

@@ -176,6 +176,7 @@ StatusOr<Parameter> ReadParameter(const std::string& name, const YAML::Node& n, 
       // A fix the space cannot take would only be noticed when --from_diagnosis drops it.
       if (!p.CoordOf(v)) return InvalidInput("{}: {} is not one of its values", what, FormatValue(v));
       out.fixes[category][name] = v;
+      out.fix_where.emplace(category, fmt::format("line {}", kv.first.Mark().line + 1));
     }
   }
   return p;
