@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include <fmt/core.h>
@@ -36,12 +37,15 @@ std::vector<double> AxisTicks(double lo, double hi, bool log_axis) {
       }
     return ticks;
   }
+  // Values a few ulps apart (0.1 + 0.2 and 0.3) give a range too narrow for round steps: k / step
+  // past 2^53 would not advance. The ends then.
+  if (!(hi - lo > 1e-9 * std::max(std::fabs(lo), std::fabs(hi)))) return {lo, hi};
   double magnitude = std::pow(10.0, std::floor(std::log10(hi - lo)));
   for (int tries = 0; tries < 8; ++tries, magnitude /= 10)
     for (double m : {5.0, 2.0, 1.0}) {
       const double step = m * magnitude, from = std::ceil(lo / step), to = std::floor(hi / step);
-      if (to - from + 1 < 4) continue;
-      for (double k = from; k <= to; ++k) ticks.push_back(k * step);
+      if (to - from + 1 < 4 || to - from > 100) continue;
+      for (int64_t k = 0; k <= static_cast<int64_t>(to - from); ++k) ticks.push_back((from + static_cast<double>(k)) * step);
       return ticks;
     }
   return {lo, hi};

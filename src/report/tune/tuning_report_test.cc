@@ -134,6 +134,15 @@ TEST(TuningReport, AxisTicksAreRoundValues) {
   };
   EXPECT_NEAR(label_y("80"), (label_y("60") + label_y("100")) / 2, 0.2);
   EXPECT_NEAR(label_y("60") - 4, DotY(svg, 3), 0.2) << "the best dot, 60 ms, at the 60 tick";
+  // Values an ulp apart (a mean of the same runs in another order): no round step fits, and the
+  // ticks loop never ended (k / step past 2^53 does not advance).
+  TuningReportData tie = Study();
+  for (auto& t : tie.trials)
+    if (t.value) t.value = 0.3;
+  tie.trials[1].value = 0.1 + 0.2;
+  ticks = AxisLabels(ConvergenceSvg(tie));
+  EXPECT_GE(ticks.size(), 1u);
+  EXPECT_LE(ticks.size(), 2u);
 }
 
 TEST(TuningReport, ParetoFrontIsATableOnlyWithSeveralObjectives) {
