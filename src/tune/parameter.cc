@@ -46,7 +46,7 @@ double Short(double v) { return std::strtod(fmt::format("{:.15g}", v).c_str(), n
 // A grid point within a billionth of a step of zero is 0: -0.3 + 3 * 0.1 is 5.55e-17.
 double GridValue(const Parameter& p, double idx) {
   double v = p.low + idx * p.step;
-  if (std::fabs(v) < p.step * 1e-9) v = 0;
+  if (p.low < 0 && std::fabs(v) < p.step * 1e-9) v = 0;
   return std::min(p.type == ParamType::kInt ? v : Short(v), p.high);
 }
 // Where `x` lies between a and b as a share of the way, and back, without forming b - a or b / a,
@@ -78,7 +78,13 @@ bool EndsNearShorter(const std::string& text) {
 // the search; 9.0 s searching for every value).
 double ShortestValueAt(const Parameter& p, double coord) {
   constexpr double kTolerance = 8 * std::numeric_limits<double>::epsilon();
-  const double exact = p.log ? LogBetween(p.low, p.high, coord) : Between(p.low, p.high, coord);
+  double exact = p.log ? LogBetween(p.low, p.high, coord) : Between(p.low, p.high, coord);
+  // On a linear range the blend of its ends is off by their ulps, not the value's: 0 in -3..7 came
+  // back as 4.44e-16, 0.001 in -1..1 as 0.00099999999999989. To 15 digits of the larger end.
+  if (!p.log) {
+    const double q = std::pow(10.0, std::floor(std::log10(std::max(std::fabs(p.low), std::fabs(p.high)))) - 15);
+    if (q > 0 && std::isfinite(exact / q)) exact = std::round(exact / q) * q + 0.0;  // + 0.0: not -0
+  }
   const std::string text = fmt::format("{:.15g}", exact);
   if (EndsNearShorter(text))
     for (int digits = 1; digits <= 13; ++digits) {
