@@ -290,8 +290,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   std::vector<TraceObjective> traced;  // objectives read from a trace of each trial
   for (ObjectiveSpec& obj : topt.objectives) {
     ASSIGN_OR_RETURN(std::optional<TraceObjective> t, ParseTraceObjective(obj.name));
-    // throughput(step) without a direction was minimized: a metric keeps its own.
-    if (t && !obj.direction_given && t->higher_is_better()) obj.maximize = *t->higher_is_better();
+    // throughput(step) without a direction was minimized: a rate is maximized unless told.
+    if (t && !obj.direction_given && t->is_rate()) obj.maximize = true;
     if (replay && obj.name != replay->metric())
       return InvalidInput("--objective '{}': a replay reports one metric, '{}' (the cache's objective)",
                           obj.name, replay->metric());

@@ -36,12 +36,9 @@ class TraceObjective {
   StatusOr<double> Value(const Trace& trace) const;
 
   const std::string& name() const { return name_; }
-  // A registry metric's own direction (throughput: higher is better); nullopt for a statistic of
-  // durations, which is minimized unless the objective says :max.
-  std::optional<bool> higher_is_better() const {
-    if (!metric_) return std::nullopt;
-    return metric_->direction == MetricDirection::kHigherIsBetter;
-  }
+  // throughput: more is better, so it is maximized unless the objective says :min. Every other
+  // function (durations, utilization, memory) is minimized unless it says :max.
+  bool is_rate() const { return metric_ && metric_->name == "throughput"; }
 
  private:
   friend StatusOr<std::optional<TraceObjective>> ParseTraceObjective(const std::string& name);

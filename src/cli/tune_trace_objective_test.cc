@@ -75,10 +75,11 @@ TEST_F(TuneTraceObjectiveTest, RegistryMetricsInTheirOwnUnits) {
   // Over the wall time the spans cover, the gaps between them counted: 3 decode spans from 1 us
   // to 36.001 ms (1 / mean(decode) said 333 per second).
   EXPECT_NEAR(Value("throughput(decode)"), 3 / 0.036, 0.01);
-  // A metric keeps its own direction when the objective gives none (throughput(step) was minimized).
-  EXPECT_EQ((*ParseTraceObjective("throughput(step)"))->higher_is_better(), std::optional<bool>(true));
-  EXPECT_EQ((*ParseTraceObjective("p99_latency(step)"))->higher_is_better(), std::optional<bool>(false));
-  EXPECT_EQ((*ParseTraceObjective("p99(step)"))->higher_is_better(), std::nullopt);
+  // A rate is maximized when the objective gives no direction (throughput(step) was minimized).
+  EXPECT_TRUE((*ParseTraceObjective("throughput(step)"))->is_rate());
+  EXPECT_FALSE((*ParseTraceObjective("p99_latency(step)"))->is_rate());
+  EXPECT_FALSE((*ParseTraceObjective("cpu_util(run)"))->is_rate());
+  EXPECT_FALSE((*ParseTraceObjective("p99(step)"))->is_rate());
 }
 
 TEST_F(TuneTraceObjectiveTest, WhatTheTraceLacksIsAnErrorNamingIt) {

@@ -4,6 +4,7 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <string_view>
 
@@ -67,9 +68,11 @@ class PostgresStorage final : public StudyStorage {
 
   static StatusOr<std::unique_ptr<StudyStorage>> Open(const std::string& conninfo) {
     // A server that accepts the connection and never answers held tune before its first trial
-    // for good: 10 s unless the URL gives its own connect_timeout (it overrides this one).
-    const char* const keys[] = {"connect_timeout", "dbname", nullptr};
-    const char* const values[] = {"10", conninfo.c_str(), nullptr};
+    // for good: 10 s unless the URL gives its own connect_timeout (it overrides this one) or
+    // PGCONNECT_TIMEOUT is set (which libpq applies only to what is not given).
+    const bool own_timeout = std::getenv("PGCONNECT_TIMEOUT") != nullptr;
+    const char* const keys[] = {own_timeout ? "dbname" : "connect_timeout", "dbname", nullptr};
+    const char* const values[] = {own_timeout ? conninfo.c_str() : "10", conninfo.c_str(), nullptr};
     PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
     if (PQstatus(conn) != CONNECTION_OK) {
       const std::string msg = OneLine(PQerrorMessage(conn));

@@ -2,7 +2,6 @@
 #include "tune/study_storage.h"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 
 #include "base/url_password.h"
@@ -36,9 +35,15 @@ StatusOr<std::unique_ptr<StudyStorage>> OpenStudyStorage(const std::string& url)
   if (url.find("://") == std::string::npos && !url.empty()) {
     // A libpq key=value string ("host=h user=u dbname=d") became a SQLite file of that name, the
     // study local and its password in the file name.
-    const size_t eq = url.find('='), word = url.find_first_not_of(" \t");
-    if (eq != std::string::npos && word < eq &&
-        std::all_of(url.begin() + word, url.begin() + eq, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' '; }))
+    // Only libpq's own keywords: lr=0.01.db is a file.
+    static constexpr std::string_view kLibpqKeys[] = {"host", "hostaddr", "port", "dbname", "user", "password",
+                                                      "service", "sslmode", "connect_timeout", "options",
+                                                      "application_name", "passfile"};
+    std::string_view first(url);
+    first.remove_prefix(std::min(first.size(), first.find_first_not_of(" \t")));
+    first = first.substr(0, first.find_first_of(" \t="));
+    if (std::find(std::begin(kLibpqKeys), std::end(kLibpqKeys), first) != std::end(kLibpqKeys) &&
+        url.find('=') != std::string::npos)
       return InvalidInput("storage '{}': a libpq key=value string; write it as a URL, "
                           "postgresql://user@host:port/db?key=value (or sqlite://path.db for a file)",
                           RedactUrlPasswords(url));

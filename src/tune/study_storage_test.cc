@@ -108,6 +108,12 @@ TEST(StudyStorageTest, StorageUrlTyposNameTheFix) {
   EXPECT_EQ(conninfo.status().message(),
             "storage 'host=127.0.0.1 port=5432 user=tuner password=<redacted> dbname=d': a libpq key=value string; "
             "write it as a URL, postgresql://user@host:port/db?key=value (or sqlite://path.db for a file)");
+  // A file name with '=' in it is a file.
+  const std::string named = (std::filesystem::temp_directory_path() / "cprof_lr=0.01.db").string();
+  std::filesystem::remove(named);
+  auto file = OpenStudyStorage(named);
+  EXPECT_TRUE(file.ok()) << file.status().message();
+  std::filesystem::remove(named);
 }
 
 // A --storage naming another tool's database (a trace's .sqlite) or a file that is not SQLite is

@@ -291,8 +291,9 @@ double EtaSeconds(const Study& st, int64_t evaluations) {
   double eta = per_evaluation * static_cast<double>(left);
   // The re-measurement at the end runs after the last evaluation: its most runs at this pace (8
   // evaluations of 0.4 s said "eta 0 s" at 3 s of a run that ended at 9.9 s).
-  eta += 1e-9 * static_cast<double>(
-                    RemeasureReserve(st.opt, per_evaluation / std::max(1, st.opt.repeats), st.opt.budget).count());
+  // Its runs are one at a time: the pace of one measurement is a worker's, not the workers' together.
+  const double per_measurement = per_evaluation * std::max(1, st.opt.workers) / std::max(1, st.opt.repeats);
+  eta += 1e-9 * static_cast<double>(RemeasureReserve(st.opt, per_measurement, st.opt.budget).count());
   if (st.opt.time_limit_ns > 0)  // the run ends at --time, whatever the budget left
     eta = std::min(eta, std::max(0.0, 1e-9 * static_cast<double>(st.opt.time_limit_ns) - elapsed));
   return eta;
