@@ -8,28 +8,36 @@ namespace {
 bool WordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Every value of a key that ends in "password" (any case: password=, PGPASSWORD=, db_password=):
-// a URL's query (?password=pw&...), a libpq key=value string (password='a b'), an environment.
+// a URL's query (?password=pw&...), a libpq key=value string (password = 'a b', with spaces
+// around '=' and \' escapes), an environment (PGPASSWORD=a&b: '&' ends a value in a query only).
 std::string RedactPasswordValues(std::string text) {
   static constexpr std::string_view kKey = "password";
   for (size_t eq = text.find('='); eq != std::string::npos; eq = text.find('=', eq + 1)) {
-    size_t key = eq;
+    size_t key_end = eq;
+    while (key_end > 0 && text[key_end - 1] == ' ') --key_end;
+    size_t key = key_end;
     while (key > 0 && WordChar(text[key - 1])) --key;
-    if (eq - key < kKey.size()) continue;
+    if (key_end - key < kKey.size()) continue;
     bool match = true;
     for (size_t i = 0; i < kKey.size() && match; ++i)
-      match = std::tolower(static_cast<unsigned char>(text[eq - kKey.size() + i])) == kKey[i];
+      match = std::tolower(static_cast<unsigned char>(text[key_end - kKey.size() + i])) == kKey[i];
     if (!match) continue;
-    size_t start = eq + 1, end = start;
+    const bool in_query = key > 0 && (text[key - 1] == '?' || text[key - 1] == '&');
+    size_t start = eq + 1;
+    while (start < text.size() && text[start] == ' ') ++start;
+    size_t end = start;
     if (start < text.size() && (text[start] == '\'' || text[start] == '"')) {
-      const size_t close = text.find(text[start], start + 1);
-      ++start;
-      end = close == std::string::npos ? text.size() : close;
+      const char quote = text[start++];
+      for (end = start; end < text.size() && text[end] != quote; ++end)
+        if (text[end] == '\\') ++end;
+      end = std::min(end, text.size());
     } else {
-      end = text.find_first_of("& \t\n;#", start);
+      end = text.find_first_of(in_query ? " \t\n&#" : " \t\n", start);
       if (end == std::string::npos) end = text.size();
     }
     if (end == start || text.compare(start, end - start, "<redacted>") == 0) continue;
     text.replace(start, end - start, "<redacted>");
+    eq = start;
   }
   return text;
 }
