@@ -163,6 +163,18 @@ double Parameter::Sample(Rng& rng) const {
   return static_cast<double>(rng.Index(cardinality()));
 }
 
+double Parameter::SampleProbability(size_t index) const {
+  const size_t n = cardinality();
+  if (n == 0 || index >= n) return 0;
+  if (!(log && (type == ParamType::kInt || type == ParamType::kFloat))) return 1.0 / static_cast<double>(n);
+  // Sample() decodes a uniform unit: index k takes the units whose value rounds to it.
+  auto unit_at = [&](double v) { return v <= low ? 0.0 : v >= high ? 1.0 : LogShareOf(low, high, v); };
+  const double k = static_cast<double>(index);
+  const double from = index == 0 ? 0.0 : unit_at(low + (k - 0.5) * step);
+  const double to = index + 1 == n ? 1.0 : unit_at(low + (k + 0.5) * step);
+  return std::max(0.0, to - from);
+}
+
 Status Parameter::Check() const {
   auto bad = [&](const std::string& why) { return InvalidInput("parameter '{}': {}", name, why); };
   if (name.empty()) return InvalidInput("a parameter has no name");

@@ -57,6 +57,9 @@ struct Parameter {
   double Decode(double unit) const;
   // A uniformly random coordinate (log-uniform in value for log parameters).
   double Sample(class Rng& rng) const;
+  // The chance that Sample() draws the discrete coordinate `index` (1 / cardinality but on a log
+  // scale, where small values are likelier).
+  double SampleProbability(size_t index) const;
   // Validates the definition (bounds, steps, values, default); the message names the parameter.
   Status Check() const;
 };

@@ -13,6 +13,9 @@ namespace cprof::tune {
 struct SearchSpace::Core {
   std::vector<size_t> params;
   std::vector<Config> combos;
+  // Where a log-scale parameter is among them: each combination's chance as Sample() would draw
+  // it, accumulated (empty: all equally likely).
+  std::vector<double> cumulative;
 };
 
 struct SearchSpace::EnumCache {
@@ -201,7 +204,16 @@ Config SearchSpace::SampleUniform(Rng& rng) const {
   std::vector<Value> values(params_.size());
   std::vector<bool> drawn(params_.size());
   if (const Core* core = ConstrainedCore(); core && !core->combos.empty()) {
-    const Config& combo = core->combos[rng.Index(core->combos.size())];
+    size_t pick = 0;
+    if (core->cumulative.empty()) {
+      pick = rng.Index(core->combos.size());
+    } else {
+      const double u = rng.Uniform() * core->cumulative.back();
+      pick = std::min<size_t>(std::upper_bound(core->cumulative.begin(), core->cumulative.end(), u) -
+                                  core->cumulative.begin(),
+                              core->combos.size() - 1);
+    }
+    const Config& combo = core->combos[pick];
     for (size_t i : core->params) {
       c[i] = combo[i];
       values[i] = params_[i].ValueAt(c[i]);
@@ -328,6 +340,16 @@ const SearchSpace::Core* SearchSpace::ConstrainedCore() const {
     if (product > kMaxCore) return;
     Enumerate(core.params, static_cast<size_t>(kMaxEnumerate), core.combos);
     if (core.combos.size() > kMaxEnumerate) return;
+    // Drawn as rejection sampling would: a log scale keeps its small values likelier.
+    if (std::any_of(core.params.begin(), core.params.end(), [&](size_t i) { return params_[i].log; })) {
+      double total = 0;
+      for (const Config& c : core.combos) {
+        double w = 1;
+        for (size_t i : core.params) w *= params_[i].SampleProbability(static_cast<size_t>(c[i]));
+        core.cumulative.push_back(total += w);
+      }
+      if (!(total > 0)) core.cumulative.clear();
+    }
     enum_cache_->core = std::move(core);
   });
   return enum_cache_->core ? &*enum_cache_->core : nullptr;

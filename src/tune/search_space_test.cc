@@ -190,6 +190,30 @@ constraints:
   for (const auto& [bx, n] : seen) EXPECT_GT(n, 120) << "bx=" << bx;  // 200 expected each
   EXPECT_GT(lrs.size(), 2000u) << "the float is drawn on its own";
 
+  // A log-scale parameter among them keeps its log scale, as rejection sampling would draw it:
+  // of the even values of 1..1024, those up to 32 are about half the draws, not 3%.
+  SpaceFile logs = Load(R"(
+parameters:
+  - {name: block, type: int, low: 1, high: 1024, log: true}
+  - {name: lr, type: float, low: 0.001, high: 0.1}
+constraints:
+  - "block % 2 == 0"
+)");
+  ASSERT_EQ(logs.space.Enumerated(), nullptr);
+  int small = 0, draws = 4000;
+  for (int i = 0; i < draws; ++i) {
+    Config c = logs.space.Canonicalize(logs.space.SampleUniform(rng), &rng);
+    ASSERT_TRUE(logs.space.Feasible(c));
+    small += std::stoll(logs.space.Named(c).at("block")) <= 32;
+  }
+  EXPECT_GT(small, draws * 0.35);
+  EXPECT_LT(small, draws * 0.65);
+  const Parameter& block = logs.space.param(0);
+  double sum = 0;
+  for (size_t k = 0; k < block.cardinality(); ++k) sum += block.SampleProbability(k);
+  EXPECT_NEAR(sum, 1, 1e-9);
+  EXPECT_GT(block.SampleProbability(0), 100 * block.SampleProbability(1000));  // 1 is likelier than 1001
+
   // One that nothing meets is known empty, not guessed from random draws.
   SpaceFile none = Load(R"(
 parameters:
