@@ -97,6 +97,9 @@ std::optional<std::string> UnmeasuredDefault(const TuneSummaryInput& in) {
   if (trial && trial->state == TrialState::kInfeasible)
     return fmt::format("not in the replay cache ({}): no baseline to compare with", ParamsText(named));
   if (trial) return std::nullopt;
+  if (r.evaluations < in.options.budget)  // --time or an interrupt ended the run first
+    return fmt::format("not measured ({}): the run ended before it could run; rerun the command to measure it",
+                       ParamsText(named));
   return fmt::format("not measured ({}): the study had its {} evaluations before it could run; a larger --budget "
                      "runs it",
                      ParamsText(named), r.evaluations);

@@ -9,7 +9,7 @@
 // A name with parentheses is a trace objective, FUNCTION(SPANS):
 //   FUNCTION  mean, median, min, max, sum, count or pNN (p50, p90, p99, p99.9) of the spans'
 //             durations, in milliseconds; or a metric of the registry (`cann-profiler metrics`)
-//             in its own unit, as `validate` computes it: step_time, latency, p50_latency,
+//             in its own unit, as `validate` computes it (but throughput, below): step_time, latency, p50_latency,
 //             p99_latency, throughput (steps per second of the wall time from the first's
 //             start to the last's end, the gaps between them counted) over the spans; device_util,
 //             compute_util, mem_peak, cpu_util, mem over the whole run.
