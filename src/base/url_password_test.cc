@@ -26,8 +26,10 @@ TEST(UrlPasswordTest, PasswordValuesAreRedacted) {
   EXPECT_EQ(RedactUrlPasswords("host=h password='a b' dbname=d"), "host=h password='<redacted>' dbname=d");
   EXPECT_EQ(RedactUrlPasswords("PGPASSWORD=s3cret DB_Password=x other=1"),
             "PGPASSWORD=<redacted> DB_Password=<redacted> other=1");
-  EXPECT_EQ(RedactUrlPasswords("passwords=1 password_hint=2 mypasswordx=3"), "passwords=1 password_hint=2 mypasswordx=3");
-  EXPECT_EQ(RedactUrlPasswords("postgres://u:pw@h/d?password=pw"), "postgres://u:<redacted>@h/d?password=<redacted>");
+  EXPECT_EQ(RedactUrlPasswords("passwords=1 password_hint=2 mypasswordx=3"),
+            "passwords=1 password_hint=2 mypasswordx=3");
+  EXPECT_EQ(RedactUrlPasswords("postgres://u:pw@h/d?password=pw"),
+            "postgres://u:<redacted>@h/d?password=<redacted>");
   // libpq allows spaces around '=' and \' inside quotes; '&' and '#' end a value only in a query.
   EXPECT_EQ(RedactUrlPasswords("host=h password = s3cret dbname=d"), "host=h password = <redacted> dbname=d");
   EXPECT_EQ(RedactUrlPasswords("password='it\\'s x' dbname=d"), "password='<redacted>' dbname=d");

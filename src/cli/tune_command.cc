@@ -9,9 +9,8 @@
 // Exit codes: 0 a best configuration was found; 1 every trial failed (or none finished within
 // --time); 2 bad input, found before the first trial or from the study's first trials; 3 internal.
 // What is printed: tune_summary.h.
-#include <fmt/format.h>
-
 #include <errno.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,8 +18,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <utility>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "analysis/diagnose/runtime_adjustment.h"
 #include "base/byte_source.h"
@@ -37,8 +36,8 @@
 #include "report/diagnose/diagnosis_reader.h"
 #include "report/diagnose/runtime_adjustment_yaml.h"
 #include "report/tune/tuning_report.h"
-#include "tune/diagnosis_guidance.h"
 #include "tune/candidates.h"
+#include "tune/diagnosis_guidance.h"
 #include "tune/replay_evaluator.h"
 #include "tune/sampler.h"
 #include "tune/space_file.h"
@@ -262,9 +261,9 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
   }
 
   // The space: a file, the replay cache's own parameter lists, or the knobs the findings suggest.
-  ASSIGN_OR_RETURN(SpaceFile space_file, LoadTuneSpace({.space = o.space, .replay = o.replay,
-                                                        .from_diagnosis = o.from_diagnosis},
-                                                       guidance, o.quiet, ctx.err, o.seed));
+  ASSIGN_OR_RETURN(SpaceFile space_file,
+                   LoadTuneSpace({.space = o.space, .replay = o.replay, .from_diagnosis = o.from_diagnosis},
+                                 guidance, o.quiet, ctx.err, o.seed));
   const SearchSpace& space = space_file.space;
 
   std::unique_ptr<ReplayEvaluator> replay;
@@ -333,7 +332,8 @@ CommandResult RunTune(const TuneCliOptions& o, CommandContext& ctx) {
     }
     if (!traced.empty()) RETURN_IF_ERROR(TraceEachTrial(std::move(traced), &spec));
     ASSIGN_OR_RETURN(auto runner, TrialRunner::Create(spec, space));
-    RETURN_IF_ERROR(CheckParametersPassed(spec, space_file, o.space.empty() ? o.from_diagnosis : o.space, ctx.err));
+    RETURN_IF_ERROR(
+        CheckParametersPassed(spec, space_file, o.space.empty() ? o.from_diagnosis : o.space, ctx.err));
     evaluator = std::move(runner);
     identity = "command:";
     for (const std::string& a : o.command) identity += a + '\x1f';

@@ -366,10 +366,11 @@ TEST(TuneCommandTest, FromDiagnosisAloneTunesTheFindingsKnobs) {
   args = {"--from_diagnosis", "report.yaml", "--storage", "memory", "--", "/bin/echo", "{{\"ms\": 1}}"};
   r = Tune(args, dir.string());
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--from_diagnosis report.yaml: the command receives no {memory_format}: put {memory_format} "
-                       "where the program takes that setting (an argument, or --env NAME={memory_format}), or give "
-                       "a --space without it"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("--from_diagnosis report.yaml: the command receives no {memory_format}: put {memory_format} "
+                 "where the program takes that setting (an argument, or --env NAME={memory_format}), or give "
+                 "a --space without it"),
+      std::string::npos)
       << r.err;
 
   // A placeholder the generated space lacks names the ones it has.

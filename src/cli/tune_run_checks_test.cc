@@ -89,7 +89,10 @@ TEST(TuneRunChecksTest, ABestWithinTheNoiseOfTheDefaultKeepsTheDefault) {
                           "b.py", "{x}"},
                          dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  ASSERT_NE((r.out + r.err).find("(within the noise: the final runs cannot tell them apart (Welch's t-test, 95%); the default is kept)"), std::string::npos)
+  ASSERT_NE((r.out + r.err)
+                .find("(within the noise: the final runs cannot tell them apart (Welch's t-test, 95%); the "
+                      "default is kept)"),
+            std::string::npos)
       << r.out << r.err;
   const std::string written = ReadText(dir / "ra.yaml");
   EXPECT_NE(written.find("value: 0\n"), std::string::npos) << written;
@@ -118,7 +121,8 @@ TEST(TuneRunChecksTest, ABestTheFinalRunsMeasureWorseKeepsTheDefault) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string ra = ReadText(dir / "ra.yaml"), json = ReadText(dir / "r.json"), html = ReadText(dir / "r.html");
   EXPECT_NE(ra.find("value: 0\n"), std::string::npos) << ra;
-  EXPECT_NE(ra.find("the default measured better in the final runs, beyond the noise"), std::string::npos) << ra;
+  EXPECT_NE(ra.find("the default measured better in the final runs, beyond the noise"), std::string::npos)
+      << ra;
   EXPECT_NE(json.find("\"keep_default\":true"), std::string::npos) << json;
   EXPECT_NE(json.find("\"improvement_within_noise\":false"), std::string::npos) << json;
   EXPECT_NE(html.find("the default measured better in the final runs"), std::string::npos);
@@ -154,9 +158,10 @@ TEST(TuneRunChecksTest, WarnsOnceAboutParametersTheCommandNeverReceives) {
   std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: a, type: int, low: 0, high: 3}\n"
                                        "  - {name: A, type: int, low: 0, high: 3}\n";
   r = run({"/bin/echo", "{{\"ms\": 1}}"});
-  EXPECT_NE(r.err.find("warning: parameters a, A share the environment variable CPROF_PARAM_A: it holds only one "
-                       "of their values"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("warning: parameters a, A share the environment variable CPROF_PARAM_A: it holds only one "
+                 "of their values"),
+      std::string::npos)
       << r.err;
   r = run({"/bin/echo", "{{\"ms\": {a}}}", "{A}"});  // both passed by name: nothing to say
   EXPECT_EQ(r.err.find("warning:"), std::string::npos) << r.err;
@@ -166,13 +171,14 @@ TEST(TuneRunChecksTest, WarnsOnceAboutParametersTheCommandNeverReceives) {
 // first trial with the categories there are.
 TEST(TuneRunChecksTest, AFixForAnUnknownCategoryIsAnError) {
   fs::path dir = TestDir("fix_category");
-  std::ofstream(dir / "space.yaml")
-      << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0, fixes: {layout_convresion: 2}}\n";
-  ProcessResult r = Tune({"--space", "space.yaml", "--budget", "2", "--storage", "memory", "--report", "", "--",
-                          "/bin/echo", "{{\"ms\": {x}}}"},
+  std::ofstream(dir / "space.yaml") << "parameters:\n  - {name: x, type: int, low: 0, high: 3, default: 0, "
+                                       "fixes: {layout_convresion: 2}}\n";
+  ProcessResult r = Tune({"--space", "space.yaml", "--budget", "2", "--storage", "memory", "--report", "",
+                          "--", "/bin/echo", "{{\"ms\": {x}}}"},
                          dir.string());
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("space.yaml: line 2: parameter 'x': fixes.layout_convresion: not a diagnose finding category (known: "
+  EXPECT_NE(r.err.find("space.yaml: line 2: parameter 'x': fixes.layout_convresion: not a diagnose finding "
+                       "category (known: "
                        "launch_overhead, layout_conversion, "),
             std::string::npos)
       << r.err;

@@ -36,16 +36,17 @@ Status CheckFixCategories(const SpaceFile& f, const std::string& origin) {
     if (CategoryFromId(category)) continue;
     const auto where = f.fix_where.find(category);
     return InvalidInput("{}: {}parameter '{}': fixes.{}: not a diagnose finding category (known: {})", origin,
-                        where == f.fix_where.end() ? "" : where->second + ": ", params.begin()->first, category,
-                        fmt::join(CategoryIds(), ", "));
+                        where == f.fix_where.end() ? "" : where->second + ": ", params.begin()->first,
+                        category, fmt::join(CategoryIds(), ", "));
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-StatusOr<SpaceFile> LoadTuneSpace(const TuneSpaceSource& src, const std::optional<DiagnosisGuidance>& guidance,
-                                  bool quiet, std::ostream& err, uint64_t seed) {
+StatusOr<SpaceFile> LoadTuneSpace(const TuneSpaceSource& src,
+                                  const std::optional<DiagnosisGuidance>& guidance, bool quiet,
+                                  std::ostream& err, uint64_t seed) {
   SpaceFile space_file;
   if (src.space.empty() && src.replay.empty()) {
     StatusOr<SearchSpace> knobs = SearchSpace::Create(guidance->space);
@@ -75,14 +76,16 @@ StatusOr<SpaceFile> LoadTuneSpace(const TuneSpaceSource& src, const std::optiona
   for (const std::string& w : space_file.warnings) err << "warning: " << w << "\n";
   const SearchSpace& space = space_file.space;
   // Else the study "runs", tries nothing and says "all 0 configurations were tried".
-  const std::string& origin = !src.space.empty() ? src.space : !src.replay.empty() ? src.replay : src.from_diagnosis;
+  const std::string& origin = !src.space.empty()    ? src.space
+                              : !src.replay.empty() ? src.replay
+                                                    : src.from_diagnosis;
   if (const auto* all = space.Enumerated(); (all && all->empty()) || space.ConstrainedCoreEmpty())
     return InvalidInput("{}: no configuration satisfies the constraints{}", origin, ConstraintFailure(space));
   // Too large to enumerate: rejection sampling cannot prove the space empty, but one whose
   // constraints no random draw meets would run no trial and end in "no trial succeeded".
   if (Rng probe(seed); !space.Enumerated() && !RandomUnseen(space, History(), probe))
-    return InvalidInput("{}: no configuration satisfies the constraints (none of 20,000 random draws did){}", origin,
-                        ConstraintFailure(space));
+    return InvalidInput("{}: no configuration satisfies the constraints (none of 20,000 random draws did){}",
+                        origin, ConstraintFailure(space));
   return space_file;
 }
 
@@ -98,12 +101,14 @@ Status CheckParametersPassed(const CommandSpec& spec, const SpaceFile& space_fil
   }
   const bool one = unused.size() == 1;
   if (space_file.format == "diagnosis")
-    return InvalidInput("--from_diagnosis {}: the command receives no {}: put {} where the program takes {} (an "
-                        "argument, or --env NAME={}), or give a --space without {}",
-                        origin, fmt::join(placeholders, " nor "), fmt::join(placeholders, ", "),
-                        one ? "that setting" : "those settings", placeholders.front(), one ? "it" : "them");
+    return InvalidInput(
+        "--from_diagnosis {}: the command receives no {}: put {} where the program takes {} (an "
+        "argument, or --env NAME={}), or give a --space without {}",
+        origin, fmt::join(placeholders, " nor "), fmt::join(placeholders, ", "),
+        one ? "that setting" : "those settings", placeholders.front(), one ? "it" : "them");
   err << fmt::format(
-      "warning: parameter{} {} of {} appear{} nowhere in the command as {{name}} nor in an env entry: unless the "
+      "warning: parameter{} {} of {} appear{} nowhere in the command as {{name}} nor in an env entry: unless "
+      "the "
       "program reads {} from the environment, tuning {} changes nothing\n",
       one ? "" : "s", fmt::join(unused, ", "), origin, one ? "s" : "", fmt::join(env_names, ", "),
       one ? "it" : "them");
@@ -114,9 +119,10 @@ Status CheckParametersPassed(const CommandSpec& spec, const SpaceFile& space_fil
     if (names.size() > 1 && std::any_of(names.begin(), names.end(), [&](const std::string& n) {
           return std::find(unused.begin(), unused.end(), n) != unused.end();
         }))
-      err << fmt::format("warning: parameters {} share the environment variable {}: it holds only one of their "
-                         "values\n",
-                         fmt::join(names, ", "), env);
+      err << fmt::format(
+          "warning: parameters {} share the environment variable {}: it holds only one of their "
+          "values\n",
+          fmt::join(names, ", "), env);
   err.flush();
   return Status::Ok();
 }

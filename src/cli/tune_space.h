@@ -24,15 +24,16 @@ struct TuneSpaceSource {
 
 // Warnings (and with a diagnosis's space, unless `quiet`, its knobs) go to `err`. `seed` seeds the
 // random draws that look for a feasible configuration in a space too large to list.
-StatusOr<tune::SpaceFile> LoadTuneSpace(const TuneSpaceSource& src, const std::optional<tune::DiagnosisGuidance>& guidance,
-                                        bool quiet, std::ostream& err, uint64_t seed);
+StatusOr<tune::SpaceFile> LoadTuneSpace(const TuneSpaceSource& src,
+                                        const std::optional<tune::DiagnosisGuidance>& guidance, bool quiet,
+                                        std::ostream& err, uint64_t seed);
 
 // Once, before the first trial: a parameter the command never receives ({name} nor an env entry)
 // is tuned for nothing. A warning for a space file's (the program may read CPROF_PARAM_NAME); an
 // error for the knobs of a diagnosis (`format` "diagnosis"), which no program reads from there:
 // its trials all ran the same command, and runtime_adjustment.yaml said each knob's fix "measured
 // worse". `origin` names the space (its file, or the diagnosis report).
-Status CheckParametersPassed(const tune::CommandSpec& spec, const tune::SpaceFile& space_file, const std::string& origin,
-                             std::ostream& err);
+Status CheckParametersPassed(const tune::CommandSpec& spec, const tune::SpaceFile& space_file,
+                             const std::string& origin, std::ostream& err);
 
 }  // namespace cprof::cli

@@ -304,15 +304,17 @@ TEST(TuneCommandTest, AResumedStudyRunsAChangedDefault) {
   // default line, and "the best and the default were measured again").
   r = run(7, "5");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("default  not measured (x=7 y=6): the study had its 5 evaluations before it could run; a "
-                       "larger --budget runs it"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("default  not measured (x=7 y=6): the study had its 5 evaluations before it could run; a "
+                 "larger --budget runs it"),
+      std::string::npos)
       << r.out;
   EXPECT_EQ(Trials(w.db).size(), 5u);
   // A smaller budget than the study has: nothing runs, and the summary says why.
   r = run(7, "3");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("the study already had 5 evaluations, more than --budget 3: none was run"), std::string::npos)
+  EXPECT_NE(r.out.find("the study already had 5 evaluations, more than --budget 3: none was run"),
+            std::string::npos)
       << r.out;
   EXPECT_EQ(Trials(w.db).size(), 5u);
 }

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
-#include <utility>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "base/time_units.h"
 #include "cli/cli_common.h"
@@ -98,11 +98,13 @@ std::optional<std::string> UnmeasuredDefault(const TuneSummaryInput& in) {
     return fmt::format("not in the replay cache ({}): no baseline to compare with", ParamsText(named));
   if (trial) return std::nullopt;
   if (r.evaluations < in.options.budget)  // --time or an interrupt ended the run first
-    return fmt::format("not measured ({}): the run ended before it could run; rerun the command to measure it",
-                       ParamsText(named));
-  return fmt::format("not measured ({}): the study had its {} evaluations before it could run; a larger --budget "
-                     "runs it",
-                     ParamsText(named), r.evaluations);
+    return fmt::format(
+        "not measured ({}): the run ended before it could run; rerun the command to measure it",
+        ParamsText(named));
+  return fmt::format(
+      "not measured ({}): the study had its {} evaluations before it could run; a larger --budget "
+      "runs it",
+      ParamsText(named), r.evaluations);
 }
 
 }  // namespace
@@ -189,9 +191,11 @@ TuneOutcome TuneOutcomeOf(const TuneSummaryInput& in) {
 std::string KeepDefaultNote(const TuneOutcome& o) {
   if (!o.keep_default) return "";
   if (o.within_noise.value_or(false))
-    return "within the noise: the final runs cannot tell them apart (Welch's t-test, 95%); the default is kept";
-  return o.within_noise ? "the default measured better in the final runs, beyond the noise: the default is kept"
-                        : "the default measured no worse in the final runs: the default is kept";
+    return "within the noise: the final runs cannot tell them apart (Welch's t-test, 95%); the default is "
+           "kept";
+  return o.within_noise
+             ? "the default measured better in the final runs, beyond the noise: the default is kept"
+             : "the default measured no worse in the final runs: the default is kept";
 }
 
 std::string TuneSummaryJson(const TuneSummaryInput& in) {
@@ -277,7 +281,6 @@ std::string TuneSummaryJson(const TuneSummaryInput& in) {
   return doc.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-
 std::string TuneSummaryText(const TuneSummaryInput& in) {
   const TuneResult& r = in.r;
   const TuneOutcome o = TuneOutcomeOf(in);
@@ -292,8 +295,8 @@ std::string TuneSummaryText(const TuneSummaryInput& in) {
     text += fmt::format("the space is exhausted: all {} configurations were tried, fewer than --budget {}\n",
                         in.space.Enumerated()->size(), in.options.budget);
   if (r.evaluations > in.options.budget && r.run_here == 0)
-    text += fmt::format("the study already had {} evaluations, more than --budget {}: none was run\n", r.evaluations,
-                        in.options.budget);
+    text += fmt::format("the study already had {} evaluations, more than --budget {}: none was run\n",
+                        r.evaluations, in.options.budget);
   for (const std::string& note : TimeLimitNotes(in)) text += note + "\n";
   const Remeasured* best_rem = r.best ? RemeasuredOf(r, *r.best) : nullptr;
   const Remeasured* default_rem = r.default_trial ? RemeasuredOf(r, *r.default_trial) : nullptr;
@@ -311,9 +314,10 @@ std::string TuneSummaryText(const TuneSummaryInput& in) {
                                               [](const Remeasured& m) { return m.role == "default"; });
   if (!r.remeasure_candidates.empty())
     text += r.remeasured.empty() ? "fresh runs to choose the best:\n"
-            : default_remeasured ? "chosen by fresh runs (then the best and the default were measured again for "
-                                   "their lines):\n"
-                                 : "chosen by fresh runs (then the best was measured again for its line):\n";
+            : default_remeasured
+                ? "chosen by fresh runs (then the best and the default were measured again for "
+                  "their lines):\n"
+                : "chosen by fresh runs (then the best was measured again for its line):\n";
   for (const Remeasured& m : r.remeasure_candidates)
     text += fmt::format("  trial {}: {}{}\n", m.number, RemeasuredValueText(m),
                         r.best && m.number == r.trials[*r.best].number ? " <- chosen"

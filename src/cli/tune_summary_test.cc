@@ -126,7 +126,8 @@ TEST(TuneOutcomeTest, OnlyTheFinalRunsKeepTheDefault) {
   r.remeasured_best = 0;
   TuneOutcome o = TuneOutcomeOf({r, options, file->space, "memory"});
   EXPECT_TRUE(o.keep_default);
-  EXPECT_EQ(KeepDefaultNote(o), "the default measured better in the final runs, beyond the noise: the default is kept");
+  EXPECT_EQ(KeepDefaultNote(o),
+            "the default measured better in the final runs, beyond the noise: the default is kept");
   // Final runs where the best is better: it stays.
   r.remeasured = {rem(1, {0, 0, 0}, "best"), rem(0, {3.5, 4, 4.5}, "default")};
   EXPECT_FALSE(TuneOutcomeOf({r, options, file->space, "memory"}).keep_default);
@@ -142,8 +143,9 @@ TEST(TuneOutcomeTest, OnlyTheFinalRunsKeepTheDefault) {
   o = TuneOutcomeOf({r, options, file->space, "memory"});
   EXPECT_EQ(o.within_noise, std::optional<bool>(true));
   EXPECT_TRUE(o.keep_default);
-  EXPECT_EQ(KeepDefaultNote(o),
-            "within the noise: the final runs cannot tell them apart (Welch's t-test, 95%); the default is kept");
+  EXPECT_EQ(
+      KeepDefaultNote(o),
+      "within the noise: the final runs cannot tell them apart (Welch's t-test, 95%); the default is kept");
 }
 
 // --time's notes say when the search stopped, what it kept, and how many of the best the

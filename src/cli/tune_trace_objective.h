@@ -9,10 +9,10 @@
 // A name with parentheses is a trace objective, FUNCTION(SPANS):
 //   FUNCTION  mean, median, min, max, sum, count or pNN (p50, p90, p99, p99.9) of the spans'
 //             durations, in milliseconds; or a metric of the registry (`cann-profiler metrics`)
-//             in its own unit, as `validate` computes it (but throughput, below): step_time, latency, p50_latency,
-//             p99_latency, throughput (steps per second of the wall time from the first's
-//             start to the last's end, the gaps between them counted) over the spans; device_util,
-//             compute_util, mem_peak, cpu_util, mem over the whole run.
+//             in its own unit, as `validate` computes it (but throughput, below): step_time, latency,
+//             p50_latency, p99_latency, throughput (steps per second of the wall time from the first's start
+//             to the last's end, the gaps between them counted) over the spans; device_util, compute_util,
+//             mem_peak, cpu_util, mem over the whole run.
 //   SPANS     `step` (the step detector's steps: ProfilerStep#N, step annotations, repeated
 //             top-level spans), the name of a span in the trace (`p99(decode)`, `cprof.span`), or
 //             `run` for the whole-run metrics (`mem_peak(run)`).

@@ -1,6 +1,8 @@
 // Parameter: coordinates <-> values, the unit encoding models use, uniform sampling, validation.
 #include "tune/parameter.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -8,8 +10,6 @@
 #include <numeric>
 #include <string>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "tune/rng.h"
 
@@ -82,7 +82,8 @@ double ShortestValueAt(const Parameter& p, double coord) {
   // On a linear range the blend of its ends is off by their ulps, not the value's: 0 in -3..7 came
   // back as 4.44e-16, 0.001 in -1..1 as 0.00099999999999989. To 15 digits of the larger end.
   if (!p.log) {
-    const double q = std::pow(10.0, std::floor(std::log10(std::max(std::fabs(p.low), std::fabs(p.high)))) - 15);
+    const double q =
+        std::pow(10.0, std::floor(std::log10(std::max(std::fabs(p.low), std::fabs(p.high)))) - 15);
     if (q > 0 && std::isfinite(exact / q)) exact = std::round(exact / q) * q + 0.0;  // + 0.0: not -0
   }
   const std::string text = fmt::format("{:.15g}", exact);

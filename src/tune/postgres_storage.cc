@@ -223,9 +223,10 @@ class PostgresStorage final : public StudyStorage {
       // insufficient_privilege: the role's rights, not a bug (exit 2, not 3), and how to give them.
       const char* state = PQresultErrorField(r.get(), PG_DIAG_SQLSTATE);
       if (state && std::string_view(state) == "42501")
-        return InvalidInput("{}: {}: {} (an administrator can create the tables and grant them to this role: "
-                            "SELECT, INSERT, UPDATE, DELETE, and USAGE on their sequences)",
-                            Where(), what, why);
+        return InvalidInput(
+            "{}: {}: {} (an administrator can create the tables and grant them to this role: "
+            "SELECT, INSERT, UPDATE, DELETE, and USAGE on their sequences)",
+            Where(), what, why);
       return Internal("{}: {}: {}", Where(), what, why);
     }
     return r;

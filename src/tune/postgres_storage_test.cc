@@ -264,7 +264,8 @@ TEST_F(PostgresStorageTest, ARefusedStatementNamesTheServerAndTheStatement) {
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   // The role's rights are the setup's (exit 2), not an internal error (3), and the fix is named.
   EXPECT_EQ(id.status().code(), StatusCode::kInvalidInput);
-  EXPECT_NE(msg.find("an administrator can create the tables and grant them to this role"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("an administrator can create the tables and grant them to this role"), std::string::npos)
+      << msg;
 }
 
 // A server that is not there: one line naming what failed (libpq's message spans two, with a tab).
@@ -278,7 +279,8 @@ TEST(PostgresStorageOpenTest, RefusedConnectionIsOneLine) {
   // In the query string too (it was printed in full).
   secret = OpenStudyStorage("postgresql://nobody@127.0.0.1:1/db?password=hunter2&connect_timeout=5");
   ASSERT_FALSE(secret.ok());
-  EXPECT_EQ(std::string(secret.status().message()).find("hunter2"), std::string::npos) << secret.status().message();
+  EXPECT_EQ(std::string(secret.status().message()).find("hunter2"), std::string::npos)
+      << secret.status().message();
 
   auto store = OpenStudyStorage("postgresql://nobody@127.0.0.1:1/db");
   ASSERT_FALSE(store.ok());

@@ -2,11 +2,10 @@
 // forwarded to nothing): tune waited before its first trial for good. Slow: the default timeout
 // is 10 s.
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>

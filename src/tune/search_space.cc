@@ -209,9 +209,9 @@ Config SearchSpace::SampleUniform(Rng& rng) const {
       pick = rng.Index(core->combos.size());
     } else {
       const double u = rng.Uniform() * core->cumulative.back();
-      pick = std::min<size_t>(std::upper_bound(core->cumulative.begin(), core->cumulative.end(), u) -
-                                  core->cumulative.begin(),
-                              core->combos.size() - 1);
+      pick = std::min<size_t>(
+          std::upper_bound(core->cumulative.begin(), core->cumulative.end(), u) - core->cumulative.begin(),
+          core->combos.size() - 1);
     }
     const Config& combo = core->combos[pick];
     for (size_t i : core->params) {

@@ -143,16 +143,19 @@ TEST(SearchSpaceTest, ShortDefaultsComeBackAsWrittenOverManyRanges) {
   int checked = 0;
   for (double low : {-3.0, -1.0, 1e-6, 1e-3, 0.01, 0.3, 1.0, 7.0}) {
     for (double high : {10.0, 12.5, 1e3, 3.3e5}) {
-      for (const char* def : {"0", "-0.5", "1", "2", "0.3", "0.5", "5e-04", "7", "9.9", "0.001", "123.4", "3e+05"}) {
+      for (const char* def :
+           {"0", "-0.5", "1", "2", "0.3", "0.5", "5e-04", "7", "9.9", "0.001", "123.4", "3e+05"}) {
         const double d = std::strtod(def, nullptr);
         if (d < low || d > high) continue;
         for (const char* log : {"true", "false"}) {
           if (low <= 0 && std::string_view(log) == "true") continue;  // a log scale needs low > 0
-          SpaceFile f = Load(fmt::format("parameters:\n  - {{name: v, type: float, low: {}, high: {}, log: {}, default: {}}}\n",
-                                         low, high, log, def));
+          SpaceFile f = Load(fmt::format(
+              "parameters:\n  - {{name: v, type: float, low: {}, high: {}, log: {}, default: {}}}\n", low,
+              high, log, def));
           auto c = f.space.DefaultConfig();
           ASSERT_TRUE(c.has_value());
-          EXPECT_EQ(f.space.Named(*c).at("v"), FormatValue(Value{d})) << low << ".." << high << " log " << log;
+          EXPECT_EQ(f.space.Named(*c).at("v"), FormatValue(Value{d}))
+              << low << ".." << high << " log " << log;
           ++checked;
         }
       }

@@ -25,7 +25,8 @@ StatusOr<std::unique_ptr<StudyStorage>> OpenStudyStorage(const std::string& url)
     if (url.rfind(s, 0) == 0 && url.rfind(s + "//", 0) != 0)
       return InvalidInput("storage '{}': write {}//... ({})", RedactUrlPasswords(url), s,
                           s == "sqlite:" ? "sqlite://rel/path.db, or sqlite:///abs/path.db with three slashes"
-                                         : s == "memory:" ? "or just memory" : "postgresql://user@host:port/db");
+                          : s == "memory:" ? "or just memory"
+                                           : "postgresql://user@host:port/db");
   }
   if (url.rfind("sqlite:///", 0) == 0) return OpenSqliteStorage(url.substr(9));  // keeps the leading '/'
   if (url.rfind("sqlite://", 0) == 0) {
@@ -36,20 +37,22 @@ StatusOr<std::unique_ptr<StudyStorage>> OpenStudyStorage(const std::string& url)
     // A libpq key=value string ("host=h user=u dbname=d") became a SQLite file of that name, the
     // study local and its password in the file name.
     // Only libpq's own keywords: lr=0.01.db is a file.
-    static constexpr std::string_view kLibpqKeys[] = {"host", "hostaddr", "port", "dbname", "user", "password",
-                                                      "service", "sslmode", "connect_timeout", "options",
-                                                      "application_name", "passfile"};
+    static constexpr std::string_view kLibpqKeys[] = {
+        "host",    "hostaddr",        "port",    "dbname",           "user",    "password", "service",
+        "sslmode", "connect_timeout", "options", "application_name", "passfile"};
     std::string_view first(url);
     first.remove_prefix(std::min(first.size(), first.find_first_not_of(" \t")));
     first = first.substr(0, first.find_first_of(" \t="));
     if (std::find(std::begin(kLibpqKeys), std::end(kLibpqKeys), first) != std::end(kLibpqKeys) &&
         url.find('=') != std::string::npos)
-      return InvalidInput("storage '{}': a libpq key=value string; write it as a URL, "
-                          "postgresql://user@host:port/db?key=value (or sqlite://path.db for a file)",
-                          RedactUrlPasswords(url));
+      return InvalidInput(
+          "storage '{}': a libpq key=value string; write it as a URL, "
+          "postgresql://user@host:port/db?key=value (or sqlite://path.db for a file)",
+          RedactUrlPasswords(url));
     return OpenSqliteStorage(url);
   }
-  return InvalidInput("storage '{}': expected sqlite:///path.db, postgresql://... or memory", RedactUrlPasswords(url));
+  return InvalidInput("storage '{}': expected sqlite:///path.db, postgresql://... or memory",
+                      RedactUrlPasswords(url));
 }
 
 Status ReopenTrials(StudyStorage& store, const std::vector<TrialRecord>& trials, const std::vector<int64_t>& ids) {

@@ -105,9 +105,10 @@ TEST(StudyStorageTest, StorageUrlTyposNameTheFix) {
   // A libpq key=value string became a SQLite file named after it, password and all.
   auto conninfo = OpenStudyStorage("host=127.0.0.1 port=5432 user=tuner password=tunepw dbname=d");
   ASSERT_FALSE(conninfo.ok());
-  EXPECT_EQ(conninfo.status().message(),
-            "storage 'host=127.0.0.1 port=5432 user=tuner password=<redacted> dbname=d': a libpq key=value string; "
-            "write it as a URL, postgresql://user@host:port/db?key=value (or sqlite://path.db for a file)");
+  EXPECT_EQ(
+      conninfo.status().message(),
+      "storage 'host=127.0.0.1 port=5432 user=tuner password=<redacted> dbname=d': a libpq key=value string; "
+      "write it as a URL, postgresql://user@host:port/db?key=value (or sqlite://path.db for a file)");
   // A file name with '=' in it is a file.
   const std::string named = (std::filesystem::temp_directory_path() / "cprof_lr=0.01.db").string();
   std::filesystem::remove(named);

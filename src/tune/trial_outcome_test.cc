@@ -39,9 +39,11 @@ TEST(TrialOutcomeTest, CheckObjectivesSaysWhatIsWrong) {
   ASSERT_TRUE(p);
   EXPECT_EQ(p->reason, "no metrics in the output (print a JSON line like {\"latency_ms\": 12.3}, or use --regex)");
   // Without --objective, values that are not numbers are named (it said "no metrics" and nothing more).
-  p = CheckObjectives({}, Complete({}, {{"t", "is a boolean (true), not a number"}, {"u", "is null, not a number"}}));
+  p = CheckObjectives(
+      {}, Complete({}, {{"t", "is a boolean (true), not a number"}, {"u", "is null, not a number"}}));
   ASSERT_TRUE(p);
-  EXPECT_EQ(p->reason, "no metrics in the output: 't' is a boolean (true), not a number; 'u' is null, not a number");
+  EXPECT_EQ(p->reason,
+            "no metrics in the output: 't' is a boolean (true), not a number; 'u' is null, not a number");
   EXPECT_TRUE(p->absent);
   // A line that looked like the result and was not JSON says why, with or without --objective.
   EvalResult broken = Complete({});

@@ -4,17 +4,16 @@
 #include "tune/tuner.h"
 
 #include <gtest/gtest.h>
-
-#include <algorithm>
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <mutex>
-#include <numeric>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <set>
 #include <thread>
 

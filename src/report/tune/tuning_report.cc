@@ -1,12 +1,12 @@
 // HTML of a tuning study: see tuning_report.h.
 #include "report/tune/tuning_report.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
-
-#include <fmt/core.h>
 
 #include "report/compare/report_text.h"
 
@@ -45,7 +45,8 @@ std::vector<double> AxisTicks(double lo, double hi, bool log_axis) {
     for (double m : {5.0, 2.0, 1.0}) {
       const double step = m * magnitude, from = std::ceil(lo / step), to = std::floor(hi / step);
       if (to - from + 1 < 4 || to - from > 100) continue;
-      for (int64_t k = 0; k <= static_cast<int64_t>(to - from); ++k) ticks.push_back((from + static_cast<double>(k)) * step);
+      for (int64_t k = 0; k <= static_cast<int64_t>(to - from); ++k)
+        ticks.push_back((from + static_cast<double>(k)) * step);
       return ticks;
     }
   return {lo, hi};
