@@ -99,10 +99,17 @@ std::vector<ParameterImportance> ParameterImportances(const std::vector<TrialSum
     p.name = name;
     p.levels = static_cast<int>(groups.size());
     p.eta_squared = total > 0 ? std::clamp(between / total, 0.0, 1.0) : 0;
-    sum += p.eta_squared;
+    // eta^2 of a parameter that does nothing is (levels - 1) / (trials - 1) by chance alone: one
+    // of 8 values with no effect took 0.28 of 15 trials, more than one worth 0-8 ms. The share
+    // is of epsilon^2, less the variance its levels explain by chance: (between - (k - 1) *
+    // within / (N - k)) / total, at least 0; none when every trial is a level of its own.
+    const double k = static_cast<double>(groups.size()), n = static_cast<double>(y.size());
+    p.epsilon_squared =
+        total > 0 && n > k ? std::clamp((between - (k - 1) * (total - between) / (n - k)) / total, 0.0, 1.0) : 0;
+    sum += p.epsilon_squared;
     out.push_back(p);
   }
-  for (ParameterImportance& p : out) p.share = sum > 0 ? p.eta_squared / sum : 0;
+  for (ParameterImportance& p : out) p.share = sum > 0 ? p.epsilon_squared / sum : 0;
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.share > b.share; });
   return out;
 }

@@ -73,6 +73,25 @@ TEST(ParameterImportance, ConditionalNumbersAreBinnedWithInactiveAsALevel) {
   }
 }
 
+// A parameter that does nothing, with as many values as trials allow, took more of the shares
+// than one that matters (0.28 against 0.21 at 15 trials): eta^2 grows with the levels by chance.
+TEST(ParameterImportance, LevelsThatExplainNothingTakeNoShare) {
+  std::vector<TrialSummary> trials;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> noise(0, 0.5);
+  for (int n = 0; n < 15; ++n) {
+    const int c = n % 3, junk = n % 8;  // c adds 0, 3 or 8 ms; junk nothing
+    trials.push_back(Trial(n, {{"c", std::to_string(c)}, {"junk", "v" + std::to_string(junk)}},
+                           10 + (c == 0 ? 0 : c == 1 ? 3 : 8) + noise(rng)));
+  }
+  std::vector<ParameterImportance> imp = ParameterImportances(trials, "latency_ms");
+  ASSERT_EQ(imp.size(), 2u);
+  EXPECT_EQ(imp[0].name, "c");
+  EXPECT_GT(imp[0].share, 0.9);
+  EXPECT_LT(imp[1].share, 0.1);
+  EXPECT_GT(imp[1].eta_squared, imp[1].epsilon_squared) << "eta^2 still shown as measured";
+}
+
 TEST(ParameterImportance, TooFewTrialsGiveNothing) {
   std::vector<TrialSummary> trials = {Trial(0, {{"a", "1"}}, 1), Trial(1, {{"a", "2"}}, 2)};
   EXPECT_TRUE(ParameterImportances(trials, "latency_ms").empty());

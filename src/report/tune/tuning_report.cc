@@ -240,8 +240,9 @@ std::string TuningReportHtml(const TuningReportData& d) {
     const bool logs = std::all_of(d.trials.begin(), d.trials.end(),
                                   [](const TuningReportTrial& t) { return !t.value || *t.value > 0; });
     b += fmt::format("<p class=\"small\">Share of the objective's variance across the complete trials that each "
-                     "parameter's values explain on their own (one-way ANOVA on {}, normalised to sum to 1; main "
-                     "effects only, interactions are not attributed). With few trials, read it as a hint.</p>\n",
+                     "parameter's values explain on their own (one-way ANOVA on {}, less what as many levels explain "
+                     "by chance (epsilon squared), normalised to sum to 1; main effects only, interactions are not "
+                     "attributed; η² as measured beside it). With few trials, read it as a hint.</p>\n",
                      logs ? "the log of the objective" : "the objective (some values are not positive: no log)");
     b += "<table><tr><th "
          "class=\"l\">parameter</th><th class=\"l\">share</th><th>η²</th><th>levels</th></tr>\n";
