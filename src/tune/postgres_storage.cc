@@ -205,15 +205,32 @@ class PostgresStorage final : public StudyStorage {
 
   static std::string Get(const Result& r, int row, int col) { return PQgetvalue(r.get(), row, col); }
 
-  // Runs a statement with text parameters; commands and queries both succeed.
+  // A connection the server dropped (a restart, a failover) is opened again, once: a study that
+  // outlives a server restart goes on (it ended with exit 3, the trial just measured unstored).
+  bool Reconnected() {
+    if (PQstatus(conn_) != CONNECTION_BAD) return false;
+    PQreset(conn_);
+    return PQstatus(conn_) == CONNECTION_OK;
+  }
+
+  // Runs a statement with text parameters; commands and queries both succeed. Outside a
+  // transaction, one whose connection dropped runs again on a new one (each statement the
+  // storage runs alone is idempotent); inside, Transaction runs the whole body again.
   StatusOr<Result> Exec(const char* sql, const std::vector<std::string>& params) {
     std::vector<const char*> values;
     for (const std::string& p : params) values.push_back(p.c_str());
     // Without parameters PQexec, which also runs several statements (the schema).
-    Result r(values.empty() ? PQexec(conn_, sql)
-                            : PQexecParams(conn_, sql, static_cast<int>(values.size()), nullptr, values.data(),
-                                           nullptr, nullptr, 0));
+    auto run = [&] {
+      return Result(values.empty() ? PQexec(conn_, sql)
+                                   : PQexecParams(conn_, sql, static_cast<int>(values.size()), nullptr,
+                                                  values.data(), nullptr, nullptr, 0));
+    };
+    Result r = run();
     ExecStatusType st = PQresultStatus(r.get());
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && !in_transaction_ && Reconnected()) {
+      r = run();
+      st = PQresultStatus(r.get());
+    }
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
       // The statement's first words say what was being done (SELECT ... FROM cprof_tune_trials).
       std::string_view what(sql);
@@ -234,17 +251,23 @@ class PostgresStorage final : public StudyStorage {
 
   template <typename F>
   Status Transaction(F&& body) {
-    RETURN_IF_ERROR(Exec("BEGIN", {}).status());
-    Status st = body();
-    if (!st.ok()) {
+    for (int attempt = 0;; ++attempt) {
+      RETURN_IF_ERROR(Exec("BEGIN", {}).status());
+      in_transaction_ = true;
+      Status st = body();
+      if (st.ok()) st = Exec("COMMIT", {}).status();
+      in_transaction_ = false;
+      if (st.ok()) return st;
+      // The server rolled the transaction back with the connection: run it again on a new one.
+      if (attempt == 0 && Reconnected()) continue;
       (void)Exec("ROLLBACK", {});
       return st;
     }
-    return Exec("COMMIT", {}).status();
   }
 
   PGconn* conn_;
   std::string conninfo_;
+  bool in_transaction_ = false;
 };
 
 }  // namespace

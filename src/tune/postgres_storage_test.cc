@@ -248,6 +248,38 @@ TEST_F(PostgresStorageTest, ARoleGrantedTheTablesUsesThem) {
   EXPECT_EQ(r->evaluations, 4);
 }
 
+// A server restart in the middle of a study (an administrator's, a failover) dropped every
+// worker's connection: the run ended with exit 3 and the trial just measured was not stored.
+TEST_F(PostgresStorageTest, AStudyOutlivesAServerRestart) {
+  auto store = OpenStudyStorage(server_->url());
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto id = (*store)->OpenStudy("restart", "fp");
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  TrialRecord t;
+  t.key = "1";
+  t.params = R"({"x": "1"})";
+  auto reserved = (*store)->Reserve(*id, t, 10);
+  ASSERT_TRUE(reserved.ok()) << reserved.status().message();
+  ASSERT_TRUE(reserved->has_value());
+  ASSERT_TRUE(server_->Restart());
+  // A statement alone, then a transaction, each on the connection the restart dropped.
+  t = **reserved;
+  t.state = TrialState::kComplete;
+  t.metrics = R"({"t": 1.5})";
+  ASSERT_TRUE((*store)->Finish(t).ok());
+  ASSERT_TRUE(server_->Restart());
+  TrialRecord u;
+  u.key = "2";
+  u.params = R"({"x": "2"})";
+  auto second = (*store)->Reserve(*id, u, 10);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->has_value());
+  auto trials = (*store)->LoadTrials(*id);
+  ASSERT_TRUE(trials.ok()) << trials.status().message();
+  ASSERT_EQ(trials->size(), 2u);
+  EXPECT_EQ((*trials)[0].state, TrialState::kComplete);
+}
+
 // A refused statement names the server and what was being done: "PostgreSQL: permission denied
 // for table cprof_tune_studies" said neither.
 TEST_F(PostgresStorageTest, ARefusedStatementNamesTheServerAndTheStatement) {

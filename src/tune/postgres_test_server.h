@@ -72,10 +72,10 @@ class PostgresTestServer {
       *why = "initdb failed: " + init.spawn_error + init.err + init.out;
       return nullptr;
     }
-    std::string opts = "-p " + std::to_string(s->port_) + " -k " + s->dir_ +
-                       " -c listen_addresses='' -c fsync=off -c max_connections=60";
-    ProcessResult start = s->Run({bindir + "/pg_ctl", "-D", data, "-o", opts, "-l", s->dir_ + "/server.log", "-w",
-                                  "-t", "60", "start"});
+    s->opts_ = "-p " + std::to_string(s->port_) + " -k " + s->dir_ +
+               " -c listen_addresses='' -c fsync=off -c max_connections=60";
+    ProcessResult start = s->Run({bindir + "/pg_ctl", "-D", data, "-o", s->opts_, "-l", s->dir_ + "/server.log",
+                                  "-w", "-t", "60", "start"});
     if (start.exit_code != 0) {
       *why = "pg_ctl start failed: " + start.spawn_error + start.err + start.out;
       return nullptr;
@@ -88,6 +88,14 @@ class PostgresTestServer {
     if (started_) Run({bindir_ + "/pg_ctl", "-D", dir_ + "/data", "-m", "immediate", "-w", "stop"});
     std::error_code ec;
     if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+
+  // Stops the server (its connections with it) and starts it again, as an administrator's restart
+  // does; true when it is back.
+  bool Restart() const {
+    return Run({bindir_ + "/pg_ctl", "-D", dir_ + "/data", "-o", opts_, "-l", dir_ + "/server.log", "-m", "fast",
+                "-w", "-t", "60", "restart"})
+               .exit_code == 0;
   }
 
   // libpq URI over the private Unix socket.
@@ -148,6 +156,7 @@ class PostgresTestServer {
   }
 
   std::string bindir_, dir_;
+  std::string opts_;  // the server's options, for a restart
   int port_ = 0;
   bool as_postgres_ = false;
   bool started_ = false;
