@@ -166,11 +166,18 @@ void RemeasureBest(const TuneOptions& options, const ObjectiveSpec& objective, E
   result->remeasure_end = stop == Stop::kTime ? RemeasureEnd::kCutShort : RemeasureEnd::kWhole;
   if (stop == Stop::kSignal) return;
   const double sign = objective.maximize ? -1 : 1;
+  // One whose fresh runs all succeeded goes before one where some failed, whatever their means:
+  // a setting that sometimes crashes is not one to recommend (as a failed repeat fails a trial).
+  // It chose a configuration that had just crashed a run, on the runs that did not.
+  auto before = [&](const Remeasured& a, const Remeasured& b) {
+    if ((a.failed_runs == 0) != (b.failed_runs == 0)) return a.failed_runs == 0;
+    return sign * a.mean < sign * b.mean;
+  };
   std::optional<size_t> chosen;  // index into order
   for (size_t k = 0; k < order.size(); ++k) {
     const Remeasured& m = result->remeasure_candidates[k];
     if (m.n == 0 || m.raced_away) continue;
-    if (!chosen || sign * m.mean < sign * result->remeasure_candidates[*chosen].mean) chosen = k;
+    if (!chosen || before(m, result->remeasure_candidates[*chosen])) chosen = k;
   }
   if (!chosen) return;  // every fresh measurement failed or was cut: the search's best stands
   result->best = order[*chosen];

@@ -226,6 +226,49 @@ TEST(RemeasureTest, FailedRunsAreCountedOut) {
   EXPECT_EQ(r->remeasure_candidates[0].failed_runs, 3u);
 }
 
+// x = 1 is the faster (1 ms against 2) but crashes one run in three afterwards: the fresh runs
+// chose it on the runs that did not crash. A configuration whose fresh runs all succeeded goes
+// first, as a failed repeat fails a trial.
+TEST(RemeasureTest, ACandidateThatCrashedAFreshRunIsNotChosen) {
+  class Crashy : public Evaluator {
+   public:
+    EvalResult Evaluate(const std::map<std::string, std::string>& p, Rng&) override {
+      EvalResult r;
+      const bool fast = p.at("x") == "1";
+      if (fast && ++fast_calls_ > 1 && fast_calls_ % 3 == 0) {
+        r.reason = "killed by signal 11 (Segmentation fault)";
+        return r;
+      }
+      r.state = TrialState::kComplete;
+      r.metrics["t"] = fast ? 1 : 2;
+      return r;
+    }
+
+   private:
+    int fast_calls_ = 0;
+  } eval;
+  auto file = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 1, default: 0}\n", "x.yaml");
+  ASSERT_TRUE(file.ok());
+  auto store = MakeMemoryStorage();
+  TuneOptions o;
+  o.study_name = "crashy";
+  o.budget = 2;
+  o.objectives = {{"t", false}};
+  o.remeasure_top = 2;
+  o.remeasure_repeats = 3;
+  auto r = RunStudy(file->space, eval, *store, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->remeasure_candidates.size(), 2u);
+  const Remeasured* crashed = nullptr;
+  for (const Remeasured& m : r->remeasure_candidates)
+    if (m.params.at("x") == "1") crashed = &m;
+  ASSERT_NE(crashed, nullptr);
+  EXPECT_GT(crashed->failed_runs, 0u);
+  EXPECT_LT(crashed->mean, 1.5) << "the faster on the runs that did not crash";
+  ASSERT_TRUE(r->best);
+  EXPECT_EQ(r->trials[*r->best].params.at("x"), "0");
+}
+
 // A configuration of the reported stage that --time stopped before its first run failed nothing:
 // the report and the JSON said "every run to re-measure it failed" (search_fresh_failed).
 TEST(RemeasureTest, ARunCutByTimeIsNotAFailedRun) {
