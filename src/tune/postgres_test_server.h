@@ -74,8 +74,8 @@ class PostgresTestServer {
     }
     s->opts_ = "-p " + std::to_string(s->port_) + " -k " + s->dir_ +
                " -c listen_addresses='' -c fsync=off -c max_connections=60";
-    ProcessResult start = s->Run({bindir + "/pg_ctl", "-D", data, "-o", s->opts_, "-l", s->dir_ + "/server.log",
-                                  "-w", "-t", "60", "start"});
+    ProcessResult start = s->Run({bindir + "/pg_ctl", "-D", data, "-o", s->opts_, "-l",
+                                  s->dir_ + "/server.log", "-w", "-t", "60", "start"});
     if (start.exit_code != 0) {
       *why = "pg_ctl start failed: " + start.spawn_error + start.err + start.out;
       return nullptr;
@@ -93,8 +93,8 @@ class PostgresTestServer {
   // Stops the server (its connections with it) and starts it again, as an administrator's restart
   // does; true when it is back.
   bool Restart() const {
-    return Run({bindir_ + "/pg_ctl", "-D", dir_ + "/data", "-o", opts_, "-l", dir_ + "/server.log", "-m", "fast",
-                "-w", "-t", "60", "restart"})
+    return Run({bindir_ + "/pg_ctl", "-D", dir_ + "/data", "-o", opts_, "-l", dir_ + "/server.log", "-m",
+                "fast", "-w", "-t", "60", "restart"})
                .exit_code == 0;
   }
 

@@ -247,7 +247,8 @@ TEST(RemeasureTest, ACandidateThatCrashedAFreshRunIsNotChosen) {
    private:
     int fast_calls_ = 0;
   } eval;
-  auto file = ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 1, default: 0}\n", "x.yaml");
+  auto file =
+      ParseSpaceYaml("parameters:\n  - {name: x, type: int, low: 0, high: 1, default: 0}\n", "x.yaml");
   ASSERT_TRUE(file.ok());
   auto store = MakeMemoryStorage();
   TuneOptions o;
