@@ -9,8 +9,9 @@
 // Exit codes: 0 a best configuration was found; 1 every trial failed (or none finished within
 // --time); 2 bad input, found before the first trial or from the study's first trials; 3 internal.
 // What is printed: tune_summary.h.
-#include <errno.h>
 #include <fmt/format.h>
+
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,8 +19,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <utility>
+#include <nlohmann/json.hpp>
 
 #include "analysis/diagnose/runtime_adjustment.h"
 #include "base/byte_source.h"
@@ -36,7 +37,6 @@
 #include "report/diagnose/diagnosis_reader.h"
 #include "report/diagnose/runtime_adjustment_yaml.h"
 #include "report/tune/tuning_report.h"
-#include "tune/candidates.h"
 #include "tune/diagnosis_guidance.h"
 #include "tune/replay_evaluator.h"
 #include "tune/sampler.h"

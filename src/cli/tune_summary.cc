@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <utility>
+#include <nlohmann/json.hpp>
 
 #include "base/time_units.h"
 #include "cli/cli_common.h"

@@ -74,8 +74,8 @@ bool EndsNearShorter(const std::string& text) {
 // file, whose coordinate is computed from it, comes back as written: exp(log(x)) is off in the
 // last bits, more than 15 digits absorb (a log-scale default of 1 in 0.001..10 came back as
 // 0.999999999999999). Key() formats every candidate of every pool, so the search runs only where
-// the 15 digits show it may succeed (3 continuous parameters, 150 evaluations: 2.8 s, as without
-// the search; 9.0 s searching for every value).
+// the 15 digits show it may succeed (3 continuous parameters, 150 evaluations: 2.65 s against
+// 2.51 s with 15 digits alone; 9.0 s searching for every value).
 double ShortestValueAt(const Parameter& p, double coord) {
   constexpr double kTolerance = 8 * std::numeric_limits<double>::epsilon();
   double exact = p.log ? LogBetween(p.low, p.high, coord) : Between(p.low, p.high, coord);
